@@ -1,0 +1,120 @@
+import type { TSchema } from 'typebox'
+import { ERROR_DESCRIPTIONS, ErrorBody, ErrorCodeSchema, ERROR_CODES } from './errors.ts'
+import { RATE_LIMIT_HEADERS, RESPONSE_HEADERS, type ResponseHeaderName } from './headers.ts'
+import { toJsonSchema } from './json-schema.ts'
+import { COMMON_ERRORS, errorStatuses, OPERATIONS, type OperationSpec } from './operations.ts'
+import { NewPet, Pet, Pets, PetStatus } from './pets.ts'
+
+export interface OpenApiOptions {
+  /** The production `{base_url}`, ending in `/v1`. */
+  publicBaseUrl: string
+  /** The `{staging_base_url}`, when there is one. */
+  stagingBaseUrl?: string | undefined
+}
+
+export const API_VERSION = '1.0.0'
+
+const COMPONENTS: Record<string, TSchema> = { Pet, NewPet, Pets, PetStatus, Error: ErrorBody, ErrorCode: ErrorCodeSchema }
+
+function ref(node: Record<string, unknown>, except?: TSchema): Record<string, unknown> | undefined {
+  for (const [name, schema] of Object.entries(COMPONENTS)) {
+    if (node === schema && node !== except) return { $ref: `#/components/schemas/${name}` }
+  }
+  return undefined
+}
+
+function schemaOf(schema: TSchema, except?: TSchema): unknown {
+  return toJsonSchema(schema, { replace: (node) => ref(node, except) })
+}
+
+function headersOf(names: readonly ResponseHeaderName[]): Record<string, unknown> {
+  return Object.fromEntries(names.map((name) => {
+    const spec = RESPONSE_HEADERS[name]
+    return [name, { description: spec.description, schema: schemaOf(spec.schema) }]
+  }))
+}
+
+function parametersOf(op: OperationSpec): unknown[] {
+  const parameters: unknown[] = []
+  for (const [location, schema] of [['path', op.params], ['query', op.query]] as const) {
+    if (schema === undefined) continue
+    const object = schema as unknown as { properties: Record<string, TSchema>, required?: string[] }
+    for (const [name, property] of Object.entries(object.properties)) {
+      const json = schemaOf(property) as { description?: string }
+      const { description, ...rest } = json
+      parameters.push({ name, in: location, required: location === 'path' || (object.required ?? []).includes(name), description, schema: rest })
+    }
+  }
+  for (const header of op.requestHeaders ?? []) {
+    parameters.push({ name: header.name, in: 'header', required: header.required ?? false, description: header.description, schema: schemaOf(header.schema) })
+  }
+  return parameters
+}
+
+function responsesOf(op: OperationSpec): Record<string, unknown> {
+  const responses: Record<string, unknown> = {
+    [op.success.status]: {
+      description: op.success.description,
+      headers: headersOf([...op.success.headers, ...RATE_LIMIT_HEADERS, 'X-Request-Id']),
+      content: { 'application/json': { schema: schemaOf(op.success.schema) } }
+    }
+  }
+  for (const [status, codes] of errorStatuses([...op.errors, ...COMMON_ERRORS])) {
+    const extra: ResponseHeaderName[] = status === 429 || status === 503 ? ['Retry-After'] : status === 401 ? ['WWW-Authenticate'] : []
+    if (op.deprecated !== undefined) extra.push('Deprecation', 'Sunset')
+    responses[status] = {
+      description: codes.map((code) => `\`${code}\`: ${ERROR_DESCRIPTIONS[code]}`).join('; '),
+      headers: headersOf([...extra, ...RATE_LIMIT_HEADERS, 'X-Request-Id']),
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }
+    }
+  }
+  return responses
+}
+
+function operationOf(op: OperationSpec): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    operationId: op.operationId,
+    summary: op.summary,
+    description: op.description,
+    tags: op.tags
+  }
+  if (op.deprecated !== undefined) {
+    out.deprecated = true
+    out['x-sunset'] = op.deprecated.sunset.toISOString()
+  }
+  const parameters = parametersOf(op)
+  if (parameters.length > 0) out.parameters = parameters
+  if (op.body !== undefined) out.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(op.body) } } }
+  out.responses = responsesOf(op)
+  return out
+}
+
+/** The OpenAPI 3.1 document, generated from the same schemas that validate requests. */
+export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const op of OPERATIONS) {
+    paths[op.path] ??= {}
+    paths[op.path]![op.method.toLowerCase()] = operationOf(op)
+  }
+  const servers = [{ url: options.publicBaseUrl, description: 'Production' }]
+  if (options.stagingBaseUrl !== undefined) servers.push({ url: options.stagingBaseUrl, description: 'Staging' })
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Animal Store API',
+      version: API_VERSION,
+      description: 'List, add and (deprecated) get the animals of a store. Every operation needs `Authorization: Bearer <API key>`. Rate limits by plan are reported on every response; see the error codes in `ErrorCode`.'
+    },
+    servers,
+    security: [{ bearerAuth: [] }],
+    tags: [{ name: 'Pets', description: 'The animals of the store' }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (`as_live_...`) created with `animal-store keys create`' }
+      },
+      schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, schemaOf(schema, schema)])),
+      'x-error-codes': Object.fromEntries(ERROR_CODES.map((code) => [code, ERROR_DESCRIPTIONS[code]]))
+    }
+  }
+}

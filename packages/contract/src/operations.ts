@@ -1,0 +1,91 @@
+import Type, { type TSchema } from 'typebox'
+import { ERROR_STATUS, type ErrorCode } from './errors.ts'
+import type { ResponseHeaderName } from './headers.ts'
+import { ListPetsQuery, NewPet, Pet, PetIdParams, Pets } from './pets.ts'
+
+export interface RequestHeaderSpec {
+  name: string
+  description: string
+  schema: TSchema
+  required?: boolean
+}
+
+export interface OperationSpec {
+  operationId: string
+  method: 'GET' | 'POST'
+  /** OpenAPI path template relative to the base address (`/pets/{petId}`). */
+  path: string
+  summary: string
+  description: string
+  tags: string[]
+  deprecated?: { sunset: Date, since: Date, replacement: string }
+  params?: TSchema
+  query?: TSchema
+  body?: TSchema
+  requestHeaders?: RequestHeaderSpec[]
+  success: { status: number, description: string, schema: TSchema, headers: ResponseHeaderName[] }
+  /** The error codes this operation answers with, beyond those every operation can give. */
+  errors: ErrorCode[]
+}
+
+/** Errors any authenticated operation can answer with. */
+export const COMMON_ERRORS: ErrorCode[] = ['unauthorized', 'rate_limited', 'api_key_banned', 'internal_error', 'unavailable']
+
+export const IDEMPOTENCY_KEY_HEADER: RequestHeaderSpec = {
+  name: 'Idempotency-Key',
+  description: '1 to 255 printable ASCII characters, scoped to the API key and kept 24 hours: the same key with the same body replays the first response and creates nothing',
+  schema: Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' })
+}
+
+/** When `GET /pets/{petId}` was deprecated (RFC 9745 Deprecation) and when it is removed (RFC 8594 Sunset). */
+export const GET_PET_DEPRECATED_SINCE = new Date('2026-01-01T00:00:00Z')
+export const GET_PET_SUNSET = new Date('2030-12-05T00:00:00Z')
+
+export const listPets = {
+  operationId: 'listPets',
+  method: 'GET',
+  path: '/pets',
+  summary: 'List animals',
+  description: 'Animals in ascending id order, at most `limit` of them, optionally only those in one status. Paging is keyset-based: when more animals follow, the response carries `Link: <...>; rel="next"`; the last page carries none.',
+  tags: ['Pets'],
+  query: ListPetsQuery,
+  success: { status: 200, description: 'A page of animals', schema: Pets, headers: ['Link'] },
+  errors: ['validation_failed', 'invalid_cursor']
+} as const satisfies OperationSpec
+
+export const createPet = {
+  operationId: 'createPet',
+  method: 'POST',
+  path: '/pets',
+  summary: 'Add an animal',
+  description: 'Creates an animal. `status` defaults to `available`. The body must be a JSON object sent as `application/json`, at most 16 KiB.',
+  tags: ['Pets'],
+  body: NewPet,
+  requestHeaders: [IDEMPOTENCY_KEY_HEADER],
+  success: { status: 201, description: 'The animal, with its assigned id', schema: Pet, headers: ['Location', 'Idempotent-Replayed'] },
+  errors: ['bad_request', 'validation_failed', 'payload_too_large', 'unsupported_media_type', 'idempotency_key_in_use', 'idempotency_key_reused']
+} as const satisfies OperationSpec
+
+export const getPet = {
+  operationId: 'getPet',
+  method: 'GET',
+  path: '/pets/{petId}',
+  summary: 'Get an animal (deprecated)',
+  description: 'Deprecated: removed on 5 December 2030 (from then on it answers 410 gone). Use `GET /pets` with the `status` filter instead.',
+  tags: ['Pets'],
+  deprecated: { since: GET_PET_DEPRECATED_SINCE, sunset: GET_PET_SUNSET, replacement: '/pets' },
+  params: PetIdParams,
+  success: { status: 200, description: 'The animal', schema: Pet, headers: ['Deprecation', 'Sunset', 'Link'] },
+  errors: ['not_found', 'gone']
+} as const satisfies OperationSpec
+
+export const OPERATIONS: readonly OperationSpec[] = [listPets, createPet, getPet]
+
+export function errorStatuses(codes: readonly ErrorCode[]): Map<number, ErrorCode[]> {
+  const byStatus = new Map<number, ErrorCode[]>()
+  for (const code of codes) {
+    const status = ERROR_STATUS[code]
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+  }
+  return new Map([...byStatus].sort(([a], [b]) => a - b))
+}

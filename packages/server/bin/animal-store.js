@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+// The CLI runs its TypeScript sources directly (Node 24 strips types); `npx animal-store`
+// and the npm scripts put the pinned Node 24 from node_modules/.bin first on PATH.
+const [major] = process.versions.node.split('.').map(Number)
+if (major < 24) {
+  process.stderr.write(`animal-store: needs Node.js >= 24 (this is ${process.version}); run it as \`npx animal-store\` or through an npm script, which use the pinned Node 24\n`)
+  process.exit(1)
+}
+await import('../src/main.ts')

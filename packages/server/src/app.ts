@@ -1,0 +1,90 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import { systemClock, type Clock } from './clock.ts'
+import type { Config } from './config.ts'
+import { KeyCache } from './domain/key-cache.ts'
+import { PetService } from './domain/pets.ts'
+import { registerApiGuard, type ApiStep } from './http/api-guard.ts'
+import { Authenticator } from './http/auth.ts'
+import { registerDocs } from './http/docs.ts'
+import { writeClientError } from './http/error-body.ts'
+import { frameworkErrors, registerErrorHandling } from './http/errors.ts'
+import { registerHealth, type ReadinessCheck } from './http/health.ts'
+import { BODY_LIMIT_BYTES, registerJsonBody } from './http/json-body.ts'
+import { Metrics, registerMetrics } from './http/metrics.ts'
+import { registerRequestContext, requestId } from './http/request-context.ts'
+import { registerSchemaCompilers } from './http/validation.ts'
+import { registerOpenApiRoute } from './routes/openapi.ts'
+import { registerPetRoutes } from './routes/pets.ts'
+import type { Storage } from './storage/types.ts'
+import { createLogger } from './logger.ts'
+
+export interface AppDeps {
+  storage: Storage
+  clock?: Clock
+  logger?: Logger
+  metrics?: Metrics
+  /** How long a key lookup is trusted; a revocation shows within this (default 2 s). */
+  keyCacheTtlMs?: number
+  /** Steps run on every /v1 request after authentication (rate limiting). */
+  apiSteps?: ApiStep[]
+  /** Extra `/readyz` checks beyond the database. */
+  readiness?: Record<string, ReadinessCheck>
+}
+
+/** Timeouts that keep a slow or stalled client from holding a connection. */
+export const SERVER_TIMEOUTS = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 }
+
+/** Builds the whole service; main.ts and every test use this one function. */
+export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const clock = deps.clock ?? systemClock
+  const metrics = deps.metrics ?? new Metrics()
+  const app: FastifyInstance = Fastify({
+    loggerInstance: (deps.logger ?? createLogger(config.logLevel)) as FastifyBaseLogger,
+    // One line per request, written in onResponse below, instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: requestId,
+    trustProxy: config.trustProxy,
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestTimeout: SERVER_TIMEOUTS.requestMs,
+    keepAliveTimeout: SERVER_TIMEOUTS.keepAliveMs,
+    return503OnClosing: false,
+    clientErrorHandler: writeClientError,
+    frameworkErrors,
+    routerOptions: { maxParamLength: 100 }
+  })
+  app.server.headersTimeout = SERVER_TIMEOUTS.headersMs
+
+  registerSchemaCompilers(app)
+  registerJsonBody(app)
+  registerErrorHandling(app)
+  registerRequestContext(app)
+  registerMetrics(app, metrics)
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
+    done()
+  })
+
+  // A response finished while stopping closes its connection, so close() need not wait out keep-alive.
+  let closing = false
+  app.addHook('preClose', (done) => {
+    closing = true
+    done()
+  })
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close')
+    done(null, payload)
+  })
+
+  const authenticator = new Authenticator(new KeyCache(deps.storage.keys, clock, { ttlMs: deps.keyCacheTtlMs }), clock)
+  registerApiGuard(app, authenticator, deps.apiSteps ?? [])
+
+  const docsUrl = `${new URL(config.publicBaseUrl).origin}/docs`
+  registerPetRoutes(app, { pets: new PetService(deps.storage.pets, clock), publicBaseUrl: config.publicBaseUrl, docsUrl })
+  registerOpenApiRoute(app, config)
+  registerDocs(app)
+  registerHealth(app, { database: () => deps.storage.ping(), ...deps.readiness })
+
+  await app.ready()
+  return app
+}

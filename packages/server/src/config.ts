@@ -1,0 +1,104 @@
+import { resolve } from 'node:path'
+
+export type DatabaseConfig =
+  | { kind: 'sqlite', path: string }
+  | { kind: 'postgres', url: string }
+
+export interface Config {
+  port: number
+  host: string
+  database: DatabaseConfig
+  redisUrl: string | undefined
+  /** The `{base_url}` of SPEC.md, without a trailing slash; ends in `/v1`. */
+  publicBaseUrl: string
+  stagingBaseUrl: string | undefined
+  trustProxy: boolean
+  logLevel: string
+  banSeconds: number
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+type Env = Record<string, string | undefined>
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name}=${JSON.stringify(raw)} is invalid: expected an integer from ${min} to ${max}`)
+  }
+  return Number(raw)
+}
+
+function httpUrl(env: Env, name: string): string | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new ConfigError(`${name}=${JSON.stringify(raw)} is not a valid URL`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name}=${JSON.stringify(raw)} must be an http:// or https:// URL`)
+  return raw.replace(/\/+$/, '')
+}
+
+function database(raw: string | undefined, cwd: string): DatabaseConfig {
+  const value = raw === undefined || raw === '' ? 'sqlite:./data/animal-store.db' : raw
+  if (value.startsWith('sqlite:')) {
+    const path = value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '')
+    if (path === '') throw new ConfigError('DATABASE_URL=sqlite: needs a file path, e.g. sqlite:./data/animal-store.db')
+    return { kind: 'sqlite', path: resolve(cwd, path) }
+  }
+  if (value.startsWith('postgres://') || value.startsWith('postgresql://')) {
+    try {
+      new URL(value)
+    } catch {
+      throw new ConfigError('DATABASE_URL is not a valid postgres:// URL')
+    }
+    return { kind: 'postgres', url: value }
+  }
+  throw new ConfigError(`DATABASE_URL has an unknown scheme: expected sqlite:<path> or postgres://... (got ${JSON.stringify(value.split(':')[0])})`)
+}
+
+function redis(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new ConfigError('REDIS_URL is not a valid URL')
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL')
+  return raw
+}
+
+/** Environment to a typed, validated Config; the one place configuration is read. */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535)
+  const host = env.HOST === undefined || env.HOST === '' ? '127.0.0.1' : env.HOST
+  const logLevel = env.LOG_LEVEL === undefined || env.LOG_LEVEL === '' ? 'info' : env.LOG_LEVEL
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL=${JSON.stringify(logLevel)} is invalid: expected one of ${LOG_LEVELS.join(', ')}`)
+  const urlHost = host.includes(':') ? `[${host}]` : host
+  return {
+    port,
+    host,
+    database: database(env.DATABASE_URL, cwd),
+    redisUrl: redis(env.REDIS_URL),
+    publicBaseUrl: httpUrl(env, 'PUBLIC_BASE_URL') ?? `http://${urlHost}:${port}/v1`,
+    stagingBaseUrl: httpUrl(env, 'STAGING_BASE_URL'),
+    trustProxy: env.TRUST_PROXY !== undefined && env.TRUST_PROXY !== '' && env.TRUST_PROXY !== '0' && env.TRUST_PROXY !== 'false',
+    logLevel,
+    banSeconds: integer(env, 'RATE_LIMIT_BAN_SECONDS', 900, 1, 86_400 * 30)
+  }
+}
+
+/** Describes where the config points, with any password masked, for the start-up log. */
+export function describeDatabase(db: DatabaseConfig): string {
+  if (db.kind === 'sqlite') return `sqlite:${db.path}`
+  const url = new URL(db.url)
+  if (url.password !== '') url.password = '***'
+  return url.toString()
+}

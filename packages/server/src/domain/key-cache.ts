@@ -1,0 +1,45 @@
+import type { Clock } from '../clock.ts'
+import type { ApiKeyRecord, KeyStore } from '../storage/types.ts'
+import { hashSecret } from './keys.ts'
+
+interface Entry {
+  key: ApiKeyRecord | undefined
+  fetchedAt: number
+}
+
+/**
+ * Key lookups by secret hash, cached for `ttlMs` (positive and negative answers alike) so
+ * the hot path rarely touches the database. A revocation made anywhere is seen within
+ * `ttlMs`; the cache is bounded, dropping its oldest entries first.
+ */
+export class KeyCache {
+  readonly #store: KeyStore
+  readonly #clock: Clock
+  readonly #ttlMs: number
+  readonly #maxEntries: number
+  readonly #entries = new Map<string, Entry>()
+
+  constructor(store: KeyStore, clock: Clock, options: { ttlMs?: number, maxEntries?: number } = {}) {
+    this.#store = store
+    this.#clock = clock
+    this.#ttlMs = options.ttlMs ?? 2000
+    this.#maxEntries = options.maxEntries ?? 10_000
+  }
+
+  async find(secret: string): Promise<ApiKeyRecord | undefined> {
+    const hash = hashSecret(secret)
+    const now = this.#clock.now()
+    const cached = this.#entries.get(hash)
+    if (cached !== undefined && now - cached.fetchedAt < this.#ttlMs && now >= cached.fetchedAt) return cached.key
+    const key = await this.#store.findByHash(hash)
+    this.#entries.delete(hash)
+    if (this.#entries.size >= this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!)
+    this.#entries.set(hash, { key, fetchedAt: now })
+    return key
+  }
+
+  /** Forgets a key at once on this instance (e.g. after this process banned or unbanned it). */
+  invalidate(): void {
+    this.#entries.clear()
+  }
+}

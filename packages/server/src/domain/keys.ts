@@ -1,0 +1,152 @@
+import { createHash, randomBytes, randomInt } from 'node:crypto'
+import { isPlanName, PLAN_NAMES, PLANS, type Limits, type PlanName } from '@animal-store/contract'
+import type { Clock } from '../clock.ts'
+import type { ApiKeyRecord, KeyStore } from '../storage/types.ts'
+
+/** The recognisable prefix of every secret, so secret scanners can find leaked keys. */
+export const KEY_PREFIX = 'as_live_'
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+/** 32 random bytes (256 bits) written in base62 always fit in 43 characters. */
+const SECRET_LENGTH = 43
+const KEY_SHAPE = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${SECRET_LENGTH}}$`)
+
+function base62(bytes: Buffer, length: number): string {
+  let n = BigInt(`0x${bytes.toString('hex')}`)
+  let out = ''
+  while (n > 0n) {
+    out = BASE62[Number(n % 62n)] + out
+    n /= 62n
+  }
+  return out.padStart(length, '0')
+}
+
+export function generateSecret(): string {
+  return KEY_PREFIX + base62(randomBytes(32), SECRET_LENGTH)
+}
+
+function generateId(): string {
+  let id = 'key_'
+  for (let i = 0; i < 16; i++) id += BASE62[randomInt(62)]
+  return id
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex')
+}
+
+/** True when the text has the shape of a key we issue; anything else is refused before any lookup. */
+export function looksLikeKey(secret: string): boolean {
+  return KEY_SHAPE.test(secret)
+}
+
+export class KeyInputError extends Error {
+  override name = 'KeyInputError'
+}
+
+export interface CreateKeyInput {
+  plan: string
+  name?: string | undefined
+  perMinute?: number | undefined
+  perDay?: number | undefined
+  expiresAt?: string | undefined
+}
+
+export interface KeyView {
+  id: string
+  prefix: string
+  name: string | null
+  plan: PlanName
+  limits: Limits
+  createdAt: string
+  expiresAt: string | null
+  revokedAt: string | null
+  bannedUntil: string | null
+}
+
+/** The limits a key runs under: its own numbers where it has them, else its plan's. */
+export function limitsOf(key: Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'>): Limits {
+  const plan = PLANS[key.plan]
+  const perMinute = key.perMinute ?? plan?.perMinute
+  const perDay = key.perDay ?? plan?.perDay
+  if (perMinute === undefined || perDay === undefined) throw new Error(`key on plan ${key.plan} has no limits`)
+  return { perMinute, perDay }
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+export function viewKey(key: ApiKeyRecord, now: number): KeyView {
+  return {
+    id: key.id,
+    prefix: key.prefix,
+    name: key.name,
+    plan: key.plan,
+    limits: limitsOf(key),
+    createdAt: iso(key.createdAt)!,
+    expiresAt: iso(key.expiresAt),
+    revokedAt: iso(key.revokedAt),
+    bannedUntil: key.bannedUntil !== null && key.bannedUntil > now ? iso(key.bannedUntil) : null
+  }
+}
+
+function positiveLimit(name: string, value: number | undefined): number | null {
+  if (value === undefined) return null
+  if (!Number.isSafeInteger(value) || value < 1) throw new KeyInputError(`${name} must be a whole number of at least 1`)
+  return value
+}
+
+/** Key administration: create (secret shown once), list, revoke, unban. */
+export class KeyService {
+  readonly #store: KeyStore
+  readonly #clock: Clock
+
+  constructor(store: KeyStore, clock: Clock) {
+    this.#store = store
+    this.#clock = clock
+  }
+
+  async create(input: CreateKeyInput): Promise<{ key: string, view: KeyView }> {
+    if (!isPlanName(input.plan)) throw new KeyInputError(`--plan must be one of ${PLAN_NAMES.join(', ')} (got ${JSON.stringify(input.plan)})`)
+    const perMinute = positiveLimit('--per-minute', input.perMinute)
+    const perDay = positiveLimit('--per-day', input.perDay)
+    if (input.plan === 'enterprise' && (perMinute === null || perDay === null)) {
+      throw new KeyInputError('an enterprise key needs both --per-minute and --per-day')
+    }
+    const now = this.#clock.now()
+    let expiresAt: number | null = null
+    if (input.expiresAt !== undefined) {
+      expiresAt = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(input.expiresAt) ? Date.parse(input.expiresAt) : Number.NaN
+      if (Number.isNaN(expiresAt)) throw new KeyInputError(`--expires-at must be an ISO 8601 date-time, e.g. 2030-01-01T00:00:00Z (got ${JSON.stringify(input.expiresAt)})`)
+      if (expiresAt <= now) throw new KeyInputError('--expires-at must be in the future')
+    }
+    const name = input.name === undefined ? null : input.name
+    if (name !== null && (name.length > 200 || /[\p{Cc}]/u.test(name))) throw new KeyInputError('--name must be at most 200 characters with no control characters')
+    const secret = generateSecret()
+    const record: ApiKeyRecord = {
+      id: generateId(),
+      prefix: secret.slice(0, KEY_PREFIX.length + 4),
+      name,
+      plan: input.plan,
+      perMinute,
+      perDay,
+      createdAt: now,
+      expiresAt,
+      revokedAt: null,
+      bannedUntil: null
+    }
+    await this.#store.create(record, hashSecret(secret))
+    return { key: secret, view: viewKey(record, now) }
+  }
+
+  async list(): Promise<KeyView[]> {
+    const now = this.#clock.now()
+    return (await this.#store.list()).map((key) => viewKey(key, now))
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    return this.#store.revoke(id, this.#clock.now())
+  }
+
+  async unban(id: string): Promise<boolean> {
+    return this.#store.setBannedUntil(id, null)
+  }
+}

@@ -1,0 +1,46 @@
+import { DEFAULT_PET_STATUS, GET_PET_SUNSET, parsePositiveInt64, type NewPet, type Pet, type PetStatus } from '@animal-store/contract'
+import type { Clock } from '../clock.ts'
+import type { PetStore } from '../storage/types.ts'
+import { ApiError } from './api-error.ts'
+import { decodeCursor, encodeCursor } from './cursor.ts'
+
+export interface PetPage {
+  pets: Pet[]
+  /** Cursor of the following page; undefined on the last page. */
+  next: string | undefined
+}
+
+/** The pet operations, free of HTTP: paging, defaults, the sunset of getPet. */
+export class PetService {
+  readonly #store: PetStore
+  readonly #clock: Clock
+
+  constructor(store: PetStore, clock: Clock) {
+    this.#store = store
+    this.#clock = clock
+  }
+
+  async list(status: PetStatus | undefined, limit: number, cursor: string | undefined): Promise<PetPage> {
+    const afterId = cursor === undefined ? undefined : decodeCursor(cursor, status)
+    // One row more than asked tells whether a next page exists without a second query.
+    const rows = await this.#store.page({ status, afterId, limit: limit + 1 })
+    if (rows.length <= limit) return { pets: rows, next: undefined }
+    rows.length = limit
+    return { pets: rows, next: encodeCursor(status, rows[limit - 1]!.id) }
+  }
+
+  async create(input: NewPet): Promise<Pet> {
+    return this.#store.create({ name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS })
+  }
+
+  /** @deprecated removed at GET_PET_SUNSET; answers `gone` from then on. */
+  async get(petId: string): Promise<Pet> {
+    if (this.#clock.now() >= GET_PET_SUNSET.getTime()) {
+      throw new ApiError('gone', 'GET /pets/{petId} was removed on 2030-12-05; use GET /pets with the status filter')
+    }
+    const id = parsePositiveInt64(petId)
+    const pet = id === undefined ? undefined : await this.#store.get(id)
+    if (pet === undefined) throw new ApiError('not_found', `no pet has id ${JSON.stringify(petId.slice(0, 40))}`)
+    return pet
+  }
+}

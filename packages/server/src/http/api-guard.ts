@@ -1,0 +1,36 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { AuthResult, Authenticator } from './auth.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The outcome of `Authorization` on a /v1 request; undefined outside /v1. */
+    auth: AuthResult | undefined
+  }
+  interface FastifyContextConfig {
+    /** The route needs a valid API key. */
+    auth?: boolean
+  }
+}
+
+/** A step run on every /v1 request after authentication and before the 401 check: rate limiting. */
+export type ApiStep = (request: FastifyRequest, reply: FastifyReply, auth: AuthResult) => Promise<void>
+
+export function isApiPath(url: string): boolean {
+  return url.startsWith('/v1/') || url === '/v1' || url.startsWith('/v1?')
+}
+
+/**
+ * Every /v1 request: resolve the key, run the steps (rate limits, which must see
+ * unauthenticated requests too), then refuse a route that needs a key without one.
+ * All of it runs before the body is read.
+ */
+export function registerApiGuard(app: FastifyInstance, authenticator: Authenticator, steps: ApiStep[]): void {
+  app.decorateRequest('auth', undefined)
+  app.addHook('onRequest', async (request, reply) => {
+    if (!isApiPath(request.url)) return
+    const auth = await authenticator.authenticate(request.headers.authorization)
+    request.auth = auth
+    for (const step of steps) await step(request, reply, auth)
+    if (!auth.ok && request.routeOptions.config.auth === true) throw auth.error
+  })
+}

@@ -1,0 +1,43 @@
+import { ApiError } from '../domain/api-error.ts'
+import type { KeyCache } from '../domain/key-cache.ts'
+import { looksLikeKey } from '../domain/keys.ts'
+import type { Clock } from '../clock.ts'
+import type { ApiKeyRecord } from '../storage/types.ts'
+
+export type AuthResult =
+  | { ok: true, key: ApiKeyRecord }
+  | { ok: false, error: ApiError }
+
+const REALM = 'Bearer realm="animal-store"'
+
+function refuse(message: string, invalidToken: boolean): AuthResult {
+  const challenge = invalidToken ? `${REALM}, error="invalid_token", error_description="${message}"` : REALM
+  return { ok: false, error: new ApiError('unauthorized', message, { 'www-authenticate': challenge }) }
+}
+
+const BEARER = /^Bearer +(\S+) *$/i
+
+/** Resolves `Authorization: Bearer <key>` to a live key, or to the 401 that refuses it. */
+export class Authenticator {
+  readonly #keys: KeyCache
+  readonly #clock: Clock
+
+  constructor(keys: KeyCache, clock: Clock) {
+    this.#keys = keys
+    this.#clock = clock
+  }
+
+  async authenticate(header: string | undefined): Promise<AuthResult> {
+    if (header === undefined || header === '') return refuse('missing Authorization: Bearer <API key>', false)
+    const match = BEARER.exec(header)
+    if (match === null) return refuse('the Authorization header must be: Bearer <API key>', true)
+    const secret = match[1]!
+    // Only our own key shape is looked up: junk never costs a hash or a query.
+    const key = looksLikeKey(secret) ? await this.#keys.find(secret) : undefined
+    if (key === undefined) return refuse('the API key is not valid', true)
+    const now = this.#clock.now()
+    if (key.revokedAt !== null && key.revokedAt <= now) return refuse('the API key has been revoked', true)
+    if (key.expiresAt !== null && key.expiresAt <= now) return refuse('the API key has expired', true)
+    return { ok: true, key }
+  }
+}

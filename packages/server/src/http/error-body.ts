@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
+import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '@animal-store/contract'
+
+export function errorBody(code: ErrorCode, message: string): ErrorBody {
+  return { code, message, status: ERROR_STATUS[code] }
+}
+
+/**
+ * Answers a request Node's HTTP parser refused (malformed, too slow, headers too large)
+ * straight on the socket, since no request object exists; the body is still our Error.
+ */
+export function writeClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const [code, message]: [ErrorCode, string] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? ['request_timeout', 'the request was not received in time']
+      : error.code === 'HPE_HEADER_OVERFLOW' ? ['header_fields_too_large', 'the request headers are larger than the server accepts']
+        : error.code === 'HPE_URI_TOO_LONG' ? ['uri_too_long', 'the request target is too long']
+          : ['bad_request', 'the request is not valid HTTP/1.1']
+  const status = ERROR_STATUS[code]
+  const body = JSON.stringify(errorBody(code, message))
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${randomUUID()}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`
+    )
+  }
+  socket.destroy()
+}

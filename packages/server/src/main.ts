@@ -1,0 +1,61 @@
+import { keysCommand, KEYS_HELP } from './cli/keys.ts'
+import { serve } from './cli/serve.ts'
+import { UsageError } from './cli/usage-error.ts'
+import { ConfigError, loadConfig } from './config.ts'
+import { openApiText } from './routes/openapi.ts'
+import { openStorage } from './storage/index.ts'
+
+const HELP = `Usage: animal-store <command>
+
+Commands:
+  serve              Serves the API (applies pending migrations first).
+  migrate            Applies pending schema migrations and exits.
+  keys ...           Creates, lists, revokes and unbans API keys (animal-store keys --help).
+  openapi            Prints the OpenAPI 3.1 document.
+
+Configuration comes from the environment: PORT, HOST, DATABASE_URL, REDIS_URL,
+PUBLIC_BASE_URL, STAGING_BASE_URL, TRUST_PROXY, LOG_LEVEL, RATE_LIMIT_BAN_SECONDS.
+
+${KEYS_HELP}`
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(HELP)
+    if (command === undefined) process.exitCode = 2
+    return
+  }
+  const config = loadConfig()
+  switch (command) {
+    case 'serve':
+      if (rest.length > 0) throw new UsageError(`serve takes no arguments (got ${rest.join(' ')}); configure it with environment variables`)
+      return serve(config)
+    case 'migrate': {
+      if (rest.length > 0) throw new UsageError('migrate takes no arguments')
+      const storage = await openStorage(config.database)
+      try {
+        const applied = await storage.migrate()
+        process.stdout.write(applied === 0 ? 'Schema is up to date.\n' : `Applied ${applied} migration(s).\n`)
+      } finally {
+        await storage.close()
+      }
+      return
+    }
+    case 'keys':
+      return keysCommand(config, rest)
+    case 'openapi':
+      process.stdout.write(openApiText(config))
+      return
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(command)}: expected serve, migrate, keys or openapi (see --help)`)
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError || error instanceof ConfigError) {
+    process.stderr.write(`animal-store: ${error.message}\n`)
+    process.exit(error instanceof UsageError ? 2 : 1)
+  }
+  process.stderr.write(`animal-store: ${(error as Error).message ?? String(error)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,180 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { DatabaseSync, type StatementSync } from 'node:sqlite'
+import type { Int64, Pet, PetStatus, PlanName } from '@animal-store/contract'
+import type { ApiKeyRecord, KeyStore, NewPetRecord, PetPageQuery, PetStore, Storage } from '../types.ts'
+import { SQLITE_MIGRATIONS } from './migrations.ts'
+
+// node:sqlite refuses to read an integer beyond 2^53 as a number; rather than reading every
+// integer as a bigint, the query hands those few over as text and we make them bigints.
+const int64Column = (column: string, alias: string) =>
+  `CASE WHEN ${column} > 9007199254740991 THEN CAST(${column} AS TEXT) ELSE ${column} END AS ${alias}`
+const PET_COLUMNS = `${int64Column('id', 'id')}, name, ${int64Column('category_id', 'categoryId')}, status`
+
+interface PetRow { id: number | string, name: string, categoryId: number | string, status: PetStatus }
+
+const int64 = (value: number | string): Int64 => (typeof value === 'number' ? value : BigInt(value))
+
+function toPet(row: PetRow): Pet {
+  return { id: int64(row.id), name: row.name, categoryId: int64(row.categoryId), status: row.status }
+}
+
+export interface SqliteOptions {
+  /** `FULL` (default) makes a commit survive power loss; `NORMAL` only a process crash. */
+  synchronous?: 'FULL' | 'NORMAL'
+}
+
+class SqlitePets implements PetStore {
+  readonly #insert: StatementSync
+  readonly #get: StatementSync
+  readonly #pageAll: StatementSync
+  readonly #pageByStatus: StatementSync
+
+  constructor(db: DatabaseSync) {
+    this.#insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING ${PET_COLUMNS}`)
+    this.#get = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id = ?`)
+    this.#pageAll = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id > ? ORDER BY id LIMIT ?`)
+    this.#pageByStatus = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`)
+  }
+
+  async create(pet: NewPetRecord): Promise<Pet> {
+    return toPet(this.#insert.get(pet.name, pet.categoryId, pet.status) as unknown as PetRow)
+  }
+
+  async page({ status, afterId, limit }: PetPageQuery): Promise<Pet[]> {
+    const rows = (status === undefined
+      ? this.#pageAll.all(afterId ?? 0, limit)
+      : this.#pageByStatus.all(status, afterId ?? 0, limit)) as unknown as PetRow[]
+    return rows.map(toPet)
+  }
+
+  async get(id: Int64): Promise<Pet | undefined> {
+    const row = this.#get.get(id) as unknown as PetRow | undefined
+    return row === undefined ? undefined : toPet(row)
+  }
+}
+
+interface KeyRow {
+  id: string
+  prefix: string
+  name: string | null
+  plan: PlanName
+  per_minute: number | null
+  per_day: number | null
+  created_at: number
+  expires_at: number | null
+  revoked_at: number | null
+  banned_until: number | null
+}
+
+const KEY_COLUMNS = 'id, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at, banned_until'
+
+function toKey(row: KeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    prefix: row.prefix,
+    name: row.name,
+    plan: row.plan,
+    perMinute: row.per_minute,
+    perDay: row.per_day,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    bannedUntil: row.banned_until
+  }
+}
+
+class SqliteKeys implements KeyStore {
+  readonly #db: DatabaseSync
+  readonly #byHash: StatementSync
+
+  constructor(db: DatabaseSync) {
+    this.#db = db
+    this.#byHash = db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE secret_hash = ?`)
+  }
+
+  async create(key: ApiKeyRecord, secretHash: string): Promise<void> {
+    this.#db.prepare(`INSERT INTO api_keys (id, secret_hash, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at, banned_until)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+      key.id, secretHash, key.prefix, key.name, key.plan, key.perMinute, key.perDay, key.createdAt, key.expiresAt, key.revokedAt, key.bannedUntil
+    )
+  }
+
+  async findByHash(secretHash: string): Promise<ApiKeyRecord | undefined> {
+    const row = this.#byHash.get(secretHash) as unknown as KeyRow | undefined
+    return row === undefined ? undefined : toKey(row)
+  }
+
+  async get(id: string): Promise<ApiKeyRecord | undefined> {
+    const row = this.#db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`).get(id) as unknown as KeyRow | undefined
+    return row === undefined ? undefined : toKey(row)
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    return (this.#db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`).all() as unknown as KeyRow[]).map(toKey)
+  }
+
+  async revoke(id: string, at: number): Promise<boolean> {
+    const result = this.#db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?').run(at, id)
+    return result.changes > 0
+  }
+
+  async setBannedUntil(id: string, until: number | null): Promise<boolean> {
+    return this.#db.prepare('UPDATE api_keys SET banned_until = ? WHERE id = ?').run(until, id).changes > 0
+  }
+}
+
+/** The embedded default: one SQLite file in WAL mode, used by one serving process. */
+export class SqliteStorage implements Storage {
+  readonly kind = 'sqlite'
+  readonly db: DatabaseSync
+  #pets: SqlitePets | undefined
+  #keys: SqliteKeys | undefined
+
+  constructor(path: string, options: SqliteOptions = {}) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+    this.db = new DatabaseSync(path, { timeout: 5000 })
+    this.db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${options.synchronous ?? 'FULL'}; PRAGMA foreign_keys = ON;`)
+  }
+
+  // Statements are prepared on first use: the tables exist only once migrate() has run.
+  get pets(): PetStore {
+    this.#pets ??= new SqlitePets(this.db)
+    return this.#pets
+  }
+
+  get keys(): KeyStore {
+    this.#keys ??= new SqliteKeys(this.db)
+    return this.#keys
+  }
+
+  async migrate(): Promise<number> {
+    this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT')
+    let applied = 0
+    for (const migration of SQLITE_MIGRATIONS) {
+      // IMMEDIATE takes the write lock first, so a CLI and a server starting together apply each migration once.
+      this.db.exec('BEGIN IMMEDIATE')
+      try {
+        const done = this.db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(migration.version)
+        if (done === undefined) {
+          this.db.exec(migration.sql)
+          this.db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, Date.now())
+          applied++
+        }
+        this.db.exec('COMMIT')
+      } catch (error) {
+        this.db.exec('ROLLBACK')
+        throw error
+      }
+    }
+    return applied
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get()
+  }
+
+  async close(): Promise<void> {
+    if (this.db.isOpen) this.db.close()
+  }
+}

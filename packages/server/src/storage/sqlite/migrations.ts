@@ -1,0 +1,35 @@
+export interface Migration {
+  version: number
+  name: string
+  sql: string
+}
+
+/** Numbered, append-only: never edit one that has shipped, add the next. */
+export const SQLITE_MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'pets and api keys',
+    sql: `
+      CREATE TABLE pets (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL,
+        category_id INTEGER NOT NULL CHECK (category_id >= 1),
+        status TEXT NOT NULL CHECK (status IN ('available', 'pending', 'sold'))
+      ) STRICT;
+      CREATE INDEX pets_status_id ON pets (status, id);
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        secret_hash TEXT NOT NULL UNIQUE,
+        prefix TEXT NOT NULL,
+        name TEXT,
+        plan TEXT NOT NULL CHECK (plan IN ('free', 'pro', 'business', 'enterprise')),
+        per_minute INTEGER CHECK (per_minute >= 1),
+        per_day INTEGER CHECK (per_day >= 1),
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        revoked_at INTEGER,
+        banned_until INTEGER
+      ) STRICT;
+    `
+  }
+]

@@ -1,0 +1,72 @@
+import type { Int64, Pet, PetStatus, PlanName } from '@animal-store/contract'
+
+export interface NewPetRecord {
+  name: string
+  categoryId: Int64
+  status: PetStatus
+}
+
+export interface PetPageQuery {
+  /** Only pets in this status; all when undefined. */
+  status: PetStatus | undefined
+  /** Only pets with an id greater than this; from the first when undefined. */
+  afterId: Int64 | undefined
+  limit: number
+}
+
+export interface PetStore {
+  /** Atomically inserts a pet and returns it with its new id, greater than every id before it; durably committed when the promise resolves. */
+  create(pet: NewPetRecord): Promise<Pet>
+  /** Returns at most `limit` pets in ascending id order, after `afterId` and in `status` when given; one indexed range scan. */
+  page(query: PetPageQuery): Promise<Pet[]>
+  /** Returns the pet with this id, or undefined. */
+  get(id: Int64): Promise<Pet | undefined>
+}
+
+export interface ApiKeyRecord {
+  id: string
+  /** The first characters of the secret, safe to show (e.g. `as_live_Ab3x`). */
+  prefix: string
+  name: string | null
+  plan: PlanName
+  /** Per-key overrides of the plan's limits; null means the plan's number. */
+  perMinute: number | null
+  perDay: number | null
+  /** Unix milliseconds. */
+  createdAt: number
+  expiresAt: number | null
+  revokedAt: number | null
+  bannedUntil: number | null
+}
+
+export interface KeyStore {
+  /** Inserts a key with the SHA-256 hash (hex) of its secret; fails without writing when the id or hash exists. */
+  create(key: ApiKeyRecord, secretHash: string): Promise<void>
+  /** Returns the key whose secret hashes to `secretHash`, revoked or not, or undefined. */
+  findByHash(secretHash: string): Promise<ApiKeyRecord | undefined>
+  /** Returns the key with this id, or undefined. */
+  get(id: string): Promise<ApiKeyRecord | undefined>
+  /** Returns every key, oldest first. */
+  list(): Promise<ApiKeyRecord[]>
+  /** Marks the key revoked at `at` unless it already is; returns false when no key has this id. */
+  revoke(id: string, at: number): Promise<boolean>
+  /** Sets or clears (null) the key's ban end; returns false when no key has this id. */
+  setBannedUntil(id: string, until: number | null): Promise<boolean>
+}
+
+export interface Storage {
+  readonly kind: 'sqlite' | 'postgres'
+  readonly pets: PetStore
+  readonly keys: KeyStore
+  /** Applies pending numbered migrations, once even when several processes start together; returns how many it applied. */
+  migrate(): Promise<number>
+  /** Resolves when the database answers a trivial query; rejects otherwise. */
+  ping(): Promise<void>
+  /** Releases connections and file handles; pending writes are committed first. */
+  close(): Promise<void>
+}
+
+/** Thrown by a store when its database cannot be reached; the HTTP layer answers 503. */
+export class StorageUnavailableError extends Error {
+  override name = 'StorageUnavailableError'
+}
