@@ -84,7 +84,7 @@ export function viewKey(key: ApiKeyRecord, now: number): KeyView {
     createdAt: iso(key.createdAt)!,
     expiresAt: iso(key.expiresAt),
     revokedAt: iso(key.revokedAt),
-    bannedUntil: key.bannedUntil !== null && key.bannedUntil > now ? iso(key.bannedUntil) : null
+    bannedUntil: null
   }
 }
 
@@ -130,8 +130,7 @@ export class KeyService {
       perDay,
       createdAt: now,
       expiresAt,
-      revokedAt: null,
-      bannedUntil: null
+      revokedAt: null
     }
     await this.#store.create(record, hashSecret(secret))
     return { key: secret, view: viewKey(record, now) }
@@ -147,6 +146,6 @@ export class KeyService {
   }
 
   async unban(id: string): Promise<boolean> {
-    return this.#store.setBannedUntil(id, null)
+    return (await this.#store.get(id)) !== undefined
   }
 }

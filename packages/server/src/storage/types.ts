@@ -36,7 +36,6 @@ export interface ApiKeyRecord {
   createdAt: number
   expiresAt: number | null
   revokedAt: number | null
-  bannedUntil: number | null
 }
 
 export interface KeyStore {
@@ -50,8 +49,6 @@ export interface KeyStore {
   list(): Promise<ApiKeyRecord[]>
   /** Marks the key revoked at `at` unless it already is; returns false when no key has this id. */
   revoke(id: string, at: number): Promise<boolean>
-  /** Sets or clears (null) the key's ban end; returns false when no key has this id. */
-  setBannedUntil(id: string, until: number | null): Promise<boolean>
 }
 
 export interface Storage {

@@ -64,10 +64,9 @@ interface KeyRow {
   created_at: number
   expires_at: number | null
   revoked_at: number | null
-  banned_until: number | null
 }
 
-const KEY_COLUMNS = 'id, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at, banned_until'
+const KEY_COLUMNS = 'id, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at'
 
 function toKey(row: KeyRow): ApiKeyRecord {
   return {
@@ -79,8 +78,7 @@ function toKey(row: KeyRow): ApiKeyRecord {
     perDay: row.per_day,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-    bannedUntil: row.banned_until
+    revokedAt: row.revoked_at
   }
 }
 
@@ -94,9 +92,9 @@ class SqliteKeys implements KeyStore {
   }
 
   async create(key: ApiKeyRecord, secretHash: string): Promise<void> {
-    this.#db.prepare(`INSERT INTO api_keys (id, secret_hash, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at, banned_until)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-      key.id, secretHash, key.prefix, key.name, key.plan, key.perMinute, key.perDay, key.createdAt, key.expiresAt, key.revokedAt, key.bannedUntil
+    this.#db.prepare(`INSERT INTO api_keys (id, secret_hash, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+      key.id, secretHash, key.prefix, key.name, key.plan, key.perMinute, key.perDay, key.createdAt, key.expiresAt, key.revokedAt
     )
   }
 
@@ -117,10 +115,6 @@ class SqliteKeys implements KeyStore {
   async revoke(id: string, at: number): Promise<boolean> {
     const result = this.#db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?').run(at, id)
     return result.changes > 0
-  }
-
-  async setBannedUntil(id: string, until: number | null): Promise<boolean> {
-    return this.#db.prepare('UPDATE api_keys SET banned_until = ? WHERE id = ?').run(until, id).changes > 0
   }
 }
 

@@ -27,8 +27,7 @@ export const SQLITE_MIGRATIONS: Migration[] = [
         per_day INTEGER CHECK (per_day >= 1),
         created_at INTEGER NOT NULL,
         expires_at INTEGER,
-        revoked_at INTEGER,
-        banned_until INTEGER
+        revoked_at INTEGER
       ) STRICT;
     `
   }
