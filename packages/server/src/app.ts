@@ -4,7 +4,7 @@ import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
 import { KeyCache } from './domain/key-cache.ts'
 import { PetService } from './domain/pets.ts'
-import { registerApiGuard, type ApiStep } from './http/api-guard.ts'
+import { registerApiGuard } from './http/api-guard.ts'
 import { Authenticator } from './http/auth.ts'
 import { registerDocs } from './http/docs.ts'
 import { writeClientError } from './http/error-body.ts'
@@ -13,7 +13,9 @@ import { registerHealth, type ReadinessCheck } from './http/health.ts'
 import { BODY_LIMIT_BYTES, registerJsonBody } from './http/json-body.ts'
 import { Metrics, registerMetrics } from './http/metrics.ts'
 import { registerRequestContext, requestId } from './http/request-context.ts'
+import { rateLimitStep } from './http/rate-limit.ts'
 import { registerSchemaCompilers } from './http/validation.ts'
+import { openRateLimitStore, type RateLimitStore } from './limits/index.ts'
 import { registerOpenApiRoute } from './routes/openapi.ts'
 import { registerPetRoutes } from './routes/pets.ts'
 import type { Storage } from './storage/types.ts'
@@ -26,8 +28,8 @@ export interface AppDeps {
   metrics?: Metrics
   /** How long a key lookup is trusted; a revocation shows within this (default 2 s). */
   keyCacheTtlMs?: number
-  /** Steps run on every /v1 request after authentication (rate limiting). */
-  apiSteps?: ApiStep[]
+  /** Where rate-limit counters live; by default chosen from the config (Redis, or the embedded store). */
+  rateLimits?: RateLimitStore
   /** Extra `/readyz` checks beyond the database. */
   readiness?: Record<string, ReadinessCheck>
 }
@@ -38,9 +40,10 @@ export const SERVER_TIMEOUTS = { headersMs: 10_000, requestMs: 30_000, keepAlive
 /** Builds the whole service; main.ts and every test use this one function. */
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock
-  const metrics = deps.metrics ?? new Metrics()
+  const metrics = deps.metrics ?? new Metrics({ clock })
+  const logger = deps.logger ?? createLogger(config.logLevel)
   const app: FastifyInstance = Fastify({
-    loggerInstance: (deps.logger ?? createLogger(config.logLevel)) as FastifyBaseLogger,
+    loggerInstance: logger as FastifyBaseLogger,
     // One line per request, written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestId,
@@ -77,13 +80,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   })
 
   const authenticator = new Authenticator(new KeyCache(deps.storage.keys, clock, { ttlMs: deps.keyCacheTtlMs }), clock)
-  registerApiGuard(app, authenticator, deps.apiSteps ?? [])
+  const rateLimits = deps.rateLimits ?? await openRateLimitStore(config, deps.storage, { clock, logger, metrics })
+  // Counters are flushed when the app closes, before the caller closes the storage.
+  app.addHook('onClose', async () => rateLimits.close())
+  registerApiGuard(app, authenticator, [rateLimitStep({ store: rateLimits.store, clock, banMs: config.banSeconds * 1000, metrics })])
 
   const docsUrl = `${new URL(config.publicBaseUrl).origin}/docs`
   registerPetRoutes(app, { pets: new PetService(deps.storage.pets, clock), publicBaseUrl: config.publicBaseUrl, docsUrl })
   registerOpenApiRoute(app, config)
   registerDocs(app)
-  registerHealth(app, { database: () => deps.storage.ping(), ...deps.readiness })
+  registerHealth(app, { database: () => deps.storage.ping(), ...rateLimits.readiness, ...deps.readiness })
 
   await app.ready()
   return app

@@ -2,13 +2,24 @@ import { resolve } from 'node:path'
 
 export type DatabaseConfig =
   | { kind: 'sqlite', path: string }
-  | { kind: 'postgres', url: string }
+  | { kind: 'postgres', url: string, pool: PostgresPoolConfig }
+
+export interface PostgresPoolConfig {
+  /** Connections per process (DATABASE_POOL_SIZE); several instances multiply it. */
+  size: number
+  /** Server-side limit on one statement, lock waits included (DATABASE_STATEMENT_TIMEOUT_MS). */
+  statementTimeoutMs: number
+  /** Limit on opening a connection or waiting for a free one (DATABASE_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs: number
+}
 
 export interface Config {
   port: number
   host: string
   database: DatabaseConfig
   redisUrl: string | undefined
+  /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
+  redisKeyPrefix: string
   /** The `{base_url}` of SPEC.md, without a trailing slash; ends in `/v1`. */
   publicBaseUrl: string
   stagingBaseUrl: string | undefined
@@ -45,7 +56,18 @@ function httpUrl(env: Env, name: string): string | undefined {
   return raw.replace(/\/+$/, '')
 }
 
-function database(raw: string | undefined, cwd: string): DatabaseConfig {
+function postgresPool(env: Env): PostgresPoolConfig {
+  return {
+    size: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    statementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 1, 3_600_000),
+    connectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 3000, 1, 600_000)
+  }
+}
+
+function database(env: Env, cwd: string): DatabaseConfig {
+  // Validated whatever the backend, so a typo is caught before the switch to PostgreSQL.
+  const pool = postgresPool(env)
+  const raw = env.DATABASE_URL
   const value = raw === undefined || raw === '' ? 'sqlite:./data/animal-store.db' : raw
   if (value.startsWith('sqlite:')) {
     const path = value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '')
@@ -58,7 +80,7 @@ function database(raw: string | undefined, cwd: string): DatabaseConfig {
     } catch {
       throw new ConfigError('DATABASE_URL is not a valid postgres:// URL')
     }
-    return { kind: 'postgres', url: value }
+    return { kind: 'postgres', url: value, pool }
   }
   throw new ConfigError(`DATABASE_URL has an unknown scheme: expected sqlite:<path> or postgres://... (got ${JSON.stringify(value.split(':')[0])})`)
 }
@@ -85,8 +107,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   return {
     port,
     host,
-    database: database(env.DATABASE_URL, cwd),
+    database: database(env, cwd),
     redisUrl: redis(env.REDIS_URL),
+    redisKeyPrefix: env.REDIS_KEY_PREFIX === undefined || env.REDIS_KEY_PREFIX === '' ? 'animal-store:' : env.REDIS_KEY_PREFIX,
     publicBaseUrl: httpUrl(env, 'PUBLIC_BASE_URL') ?? `http://${urlHost}:${port}/v1`,
     stagingBaseUrl: httpUrl(env, 'STAGING_BASE_URL'),
     trustProxy: env.TRUST_PROXY !== undefined && env.TRUST_PROXY !== '' && env.TRUST_PROXY !== '0' && env.TRUST_PROXY !== 'false',

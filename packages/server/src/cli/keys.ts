@@ -3,6 +3,7 @@ import { PLAN_NAMES } from '@animal-store/contract'
 import { systemClock } from '../clock.ts'
 import type { Config } from '../config.ts'
 import { KeyInputError, KeyService, type KeyView } from '../domain/keys.ts'
+import { openLimitAdmin, type LimitAdmin } from '../limits/index.ts'
 import { openStorage } from '../storage/index.ts'
 import { UsageError } from './usage-error.ts'
 
@@ -24,8 +25,8 @@ function wholeNumber(flag: string, value: string | undefined): number | undefine
 }
 
 function table(keys: KeyView[]): string {
-  const rows = keys.map((k) => [k.id, k.name ?? '', k.plan, `${k.limits.perMinute}/min ${k.limits.perDay}/day`, k.createdAt, k.expiresAt ?? '-', k.revokedAt ?? '-', k.bannedUntil ?? '-'])
-  const header = ['ID', 'NAME', 'PLAN', 'LIMITS', 'CREATED', 'EXPIRES', 'REVOKED', 'BANNED UNTIL']
+  const rows = keys.map((k) => [k.id, k.name ?? '', k.plan, `${k.limits.perMinute}/min ${k.limits.perDay}/day`, `${k.usage.minute}/min ${k.usage.day}/day`, k.createdAt, k.expiresAt ?? '-', k.revokedAt ?? '-', k.bannedUntil ?? '-'])
+  const header = ['ID', 'NAME', 'PLAN', 'LIMITS', 'USED', 'CREATED', 'EXPIRES', 'REVOKED', 'BANNED UNTIL']
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   return [header, ...rows].map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')
 }
@@ -76,9 +77,11 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
   const perDay = wholeNumber('--per-day', values['per-day'])
 
   const storage = await openStorage(config.database)
+  let limits: LimitAdmin | undefined
   try {
     await storage.migrate()
-    const keys = new KeyService(storage.keys, systemClock)
+    limits = command === 'list' || command === 'unban' ? await openLimitAdmin(config, storage) : undefined
+    const keys = new KeyService(storage.keys, systemClock, limits)
     switch (command) {
       case 'create': {
         const created = await keys.create({ plan: values.plan!, name: values.name, perMinute, perDay, expiresAt: values['expires-at'] }).catch((error: unknown) => {
@@ -102,10 +105,11 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
         const id = positionals[0]!
         const found = command === 'revoke' ? await keys.revoke(id) : await keys.unban(id)
         if (!found) throw new UsageError(`no key has id ${JSON.stringify(id)}`)
-        process.stdout.write(command === 'revoke' ? `Revoked ${id}; every instance refuses it within 5 seconds.\n` : `Lifted any ban on ${id}.\n`)
+        process.stdout.write(command === 'revoke' ? `Revoked ${id}; every instance refuses it within 5 seconds.\n` : `Lifted any ban on ${id}; serving instances apply it within a second.\n`)
       }
     }
   } finally {
+    await limits?.close()
     await storage.close()
   }
 }

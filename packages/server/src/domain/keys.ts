@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomInt } from 'node:crypto'
 import { isPlanName, PLAN_NAMES, PLANS, type Limits, type PlanName } from '@animal-store/contract'
 import type { Clock } from '../clock.ts'
 import type { ApiKeyRecord, KeyStore } from '../storage/types.ts'
+import { keySubject } from '../limits/types.ts'
 
 /** The recognisable prefix of every secret, so secret scanners can find leaked keys. */
 export const KEY_PREFIX = 'as_live_'
@@ -61,6 +62,14 @@ export interface KeyView {
   expiresAt: string | null
   revokedAt: string | null
   bannedUntil: string | null
+  /** Requests taken in the current UTC minute and day (embedded store: up to a second behind). */
+  usage: { minute: number, day: number }
+}
+
+/** What the rate limiter knows of a key, for `keys list` and `keys unban`. */
+export interface KeyLimitState {
+  usage(subject: string, now: number): Promise<{ minuteUsed: number, dayUsed: number, bannedUntil: number | null }>
+  unban(subject: string, now: number): Promise<void>
 }
 
 /** The limits a key runs under: its own numbers where it has them, else its plan's. */
@@ -72,9 +81,11 @@ export function limitsOf(key: Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'
   return { perMinute, perDay }
 }
 
+const NO_USAGE = { minuteUsed: 0, dayUsed: 0, bannedUntil: null }
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
-export function viewKey(key: ApiKeyRecord, now: number): KeyView {
+export function viewKey(key: ApiKeyRecord, usage: { minuteUsed: number, dayUsed: number, bannedUntil: number | null }): KeyView {
   return {
     id: key.id,
     prefix: key.prefix,
@@ -84,7 +95,8 @@ export function viewKey(key: ApiKeyRecord, now: number): KeyView {
     createdAt: iso(key.createdAt)!,
     expiresAt: iso(key.expiresAt),
     revokedAt: iso(key.revokedAt),
-    bannedUntil: null
+    bannedUntil: iso(usage.bannedUntil),
+    usage: { minute: usage.minuteUsed, day: usage.dayUsed }
   }
 }
 
@@ -98,10 +110,12 @@ function positiveLimit(name: string, value: number | undefined): number | null {
 export class KeyService {
   readonly #store: KeyStore
   readonly #clock: Clock
+  readonly #limits: KeyLimitState | undefined
 
-  constructor(store: KeyStore, clock: Clock) {
+  constructor(store: KeyStore, clock: Clock, limits?: KeyLimitState) {
     this.#store = store
     this.#clock = clock
+    this.#limits = limits
   }
 
   async create(input: CreateKeyInput): Promise<{ key: string, view: KeyView }> {
@@ -133,19 +147,24 @@ export class KeyService {
       revokedAt: null
     }
     await this.#store.create(record, hashSecret(secret))
-    return { key: secret, view: viewKey(record, now) }
+    return { key: secret, view: viewKey(record, NO_USAGE) }
   }
 
   async list(): Promise<KeyView[]> {
     const now = this.#clock.now()
-    return (await this.#store.list()).map((key) => viewKey(key, now))
+    const keys = await this.#store.list()
+    return Promise.all(keys.map(async (key) => viewKey(key, this.#limits === undefined ? NO_USAGE : await this.#limits.usage(keySubject(key.id), now))))
   }
 
   async revoke(id: string): Promise<boolean> {
     return this.#store.revoke(id, this.#clock.now())
   }
 
+  /** Lifts the key's ban and clears its refusal count; false when no key has this id. */
   async unban(id: string): Promise<boolean> {
-    return (await this.#store.get(id)) !== undefined
+    if ((await this.#store.get(id)) === undefined) return false
+    if (this.#limits === undefined) throw new Error('unban needs the rate-limit store')
+    await this.#limits.unban(keySubject(id), this.#clock.now())
+    return true
   }
 }

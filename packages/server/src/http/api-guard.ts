@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError } from '../domain/api-error.ts'
 import type { AuthResult, Authenticator } from './auth.ts'
 
 declare module 'fastify' {
@@ -28,7 +29,15 @@ export function registerApiGuard(app: FastifyInstance, authenticator: Authentica
   app.decorateRequest('auth', undefined)
   app.addHook('onRequest', async (request, reply) => {
     if (!isApiPath(request.url)) return
-    const auth = await authenticator.authenticate(request.headers.authorization)
+    let auth: AuthResult
+    try {
+      auth = await authenticator.authenticate(request.headers.authorization)
+    } catch (error) {
+      // The key store is down: still limit (and label) the request by its address, then answer the 503.
+      const anonymous: AuthResult = { ok: false, error: new ApiError('unauthorized', 'the API key could not be checked') }
+      for (const step of steps) await step(request, reply, anonymous)
+      throw error
+    }
     request.auth = auth
     for (const step of steps) await step(request, reply, auth)
     if (!auth.ok && request.routeOptions.config.auth === true) throw auth.error

@@ -16,6 +16,8 @@ export interface TestApp {
   /** The `{base_url}`: origin + `/v1`. */
   base: string
   config: Config
+  /** The environment that points at this app's store. */
+  backendEnv: Record<string, string>
   storage: Storage
   clock: ManualClock
   /** Creates an API key (free plan unless told) and returns its secret. */
@@ -31,6 +33,8 @@ export interface TestAppOptions {
   /** A fixed start time; the default is a fixed moment well before the sunset. */
   now?: Date
   deps?: Partial<AppDeps>
+  /** A second instance: same database (and environment) as this app, its own process state. */
+  shareStorageWith?: TestApp
 }
 
 /**
@@ -39,7 +43,13 @@ export interface TestAppOptions {
  */
 export async function startApp(t: TestContext, options: TestAppOptions = {}): Promise<TestApp> {
   const backend = options.backend ?? BACKENDS[0]!
-  const { env: backendEnv, storage } = await backend.create(t)
+  let backendEnv: Record<string, string>
+  let storage: Storage
+  if (options.shareStorageWith !== undefined) {
+    ({ backendEnv, storage } = options.shareStorageWith)
+  } else {
+    ({ env: backendEnv, storage } = await backend.create(t))
+  }
   const clock = new ManualClock(options.now ?? new Date('2026-06-15T12:00:10Z'))
   const config = loadConfig({ PORT: String(await freePort()), LOG_LEVEL: 'silent', ...backendEnv, ...options.env })
   const app = await buildApp(config, { storage, clock, logger: createLogger('silent'), ...options.deps })
@@ -57,6 +67,7 @@ export async function startApp(t: TestContext, options: TestAppOptions = {}): Pr
     origin,
     base: config.publicBaseUrl,
     config,
+    backendEnv,
     storage,
     clock,
     keyWithId,

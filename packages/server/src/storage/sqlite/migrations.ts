@@ -30,5 +30,24 @@ export const SQLITE_MIGRATIONS: Migration[] = [
         revoked_at INTEGER
       ) STRICT;
     `
+  },
+  {
+    version: 2,
+    name: 'embedded rate-limit counters and bans',
+    sql: `
+      CREATE TABLE rate_limit_counters (
+        subject TEXT PRIMARY KEY,
+        minute_start INTEGER NOT NULL,
+        minute_used INTEGER NOT NULL,
+        refusals INTEGER NOT NULL,
+        day_start INTEGER NOT NULL,
+        day_used INTEGER NOT NULL,
+        banned_until INTEGER
+      ) STRICT;
+      CREATE TABLE rate_limit_unbans (
+        subject TEXT NOT NULL,
+        requested_at INTEGER NOT NULL
+      ) STRICT;
+    `
   }
 ]

@@ -1,0 +1,58 @@
+import type { Limits } from '@animal-store/contract'
+
+export const MINUTE_MS = 60_000
+export const DAY_MS = 86_400_000
+
+export type WindowName = 'minute' | 'day'
+
+export interface WindowState {
+  name: WindowName
+  limit: number
+  /** Requests taken in this window so far. */
+  used: number
+  /** Unix milliseconds at which the window ends (UTC-aligned). */
+  endsAt: number
+}
+
+/** Fixed windows aligned to UTC: a minute starts at :00, a day at 00:00 UTC (the epoch is both). */
+export function windowStart(now: number, length: number): number {
+  return now - (now % length)
+}
+
+export function windowsAt(limits: Limits, now: number, minuteUsed: number, dayUsed: number): [WindowState, WindowState] {
+  return [
+    { name: 'minute', limit: limits.perMinute, used: minuteUsed, endsAt: windowStart(now, MINUTE_MS) + MINUTE_MS },
+    { name: 'day', limit: limits.perDay, used: dayUsed, endsAt: windowStart(now, DAY_MS) + DAY_MS }
+  ]
+}
+
+const remaining = (w: WindowState) => Math.max(0, w.limit - w.used)
+const secondsUntil = (at: number, now: number) => Math.max(1, Math.ceil((at - now) / 1000))
+
+/** The window in force: the one with the fewest requests remaining; the shorter on a tie. */
+export function windowInForce([minute, day]: [WindowState, WindowState]): WindowState {
+  return remaining(day) < remaining(minute) ? day : minute
+}
+
+/** The window that refuses a request: the day when it is spent (waiting out the minute would not help), else the minute. */
+export function blockingWindow([minute, day]: [WindowState, WindowState]): WindowState {
+  return day.used >= day.limit ? day : minute
+}
+
+/** X-RateLimit-* and the IETF RateLimit-Policy / RateLimit fields (draft-ietf-httpapi-ratelimit-headers-10). */
+export function rateLimitHeaders(windows: [WindowState, WindowState], now: number): Record<string, string> {
+  const inForce = windowInForce(windows)
+  const [minute, day] = windows
+  return {
+    'x-ratelimit-limit': String(inForce.limit),
+    'x-ratelimit-remaining': String(remaining(inForce)),
+    'x-ratelimit-reset': String(Math.ceil(inForce.endsAt / 1000)),
+    'ratelimit-policy': `"minute";q=${minute.limit};w=60, "day";q=${day.limit};w=86400`,
+    ratelimit: `"minute";r=${remaining(minute)};t=${secondsUntil(minute.endsAt, now)}, "day";r=${remaining(day)};t=${secondsUntil(day.endsAt, now)}`
+  }
+}
+
+/** Whole seconds (at least 1) until `at`: the Retry-After of a refusal. */
+export function retryAfterSeconds(at: number, now: number): number {
+  return secondsUntil(at, now)
+}

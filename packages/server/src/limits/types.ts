@@ -1,0 +1,52 @@
+import type { Limits } from '@animal-store/contract'
+
+export interface ConsumeRequest {
+  /** `key:<id>` or `ip:<address>`. */
+  subject: string
+  limits: Limits
+  now: number
+  /** Refusals in one minute window after which the next refusal starts a ban; null: never ban (per-address limits). */
+  banThreshold: number | null
+  banMs: number
+}
+
+export interface ConsumeResult {
+  outcome: 'allowed' | 'limited' | 'banned'
+  /** Requests taken in the current minute and day windows, after this one. */
+  minuteUsed: number
+  dayUsed: number
+  /** When the subject's ban ends, if it is banned. */
+  bannedUntil: number | null
+  /** This request started the ban. */
+  banStarted: boolean
+}
+
+export interface SubjectUsage {
+  minuteUsed: number
+  dayUsed: number
+  bannedUntil: number | null
+}
+
+/**
+ * Where rate-limit counters and bans live. Each `consume` is one atomic step: no other
+ * request for the subject can interleave between its check and its take.
+ */
+export interface CounterStore {
+  readonly name: string
+  /**
+   * Atomically: a banned subject is `banned` and takes nothing. Otherwise, when both windows
+   * have room, takes one from both and is `allowed`. Otherwise counts a refusal in the minute
+   * window and is `limited`, unless `banThreshold` refusals were already counted there, in
+   * which case it starts a ban of `banMs` and is `banned` with `banStarted`.
+   */
+  consume(request: ConsumeRequest): Promise<ConsumeResult>
+  /** The subject's usage in the windows containing `now`, and its ban. */
+  usage(subject: string, now: number): Promise<SubjectUsage>
+  /** Lifts the subject's ban and forgets its refusals. */
+  unban(subject: string): Promise<void>
+  /** Makes counters durable (where the store persists them) and releases connections. */
+  close(): Promise<void>
+}
+
+export const keySubject = (keyId: string) => `key:${keyId}`
+export const addressSubject = (address: string) => `ip:${address}`

@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict'
+import { createServer, connect, type Server, type Socket } from 'node:net'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { assertError } from './helpers/assertions.ts'
+import { startApp } from './helpers/app.ts'
+import { runCli, startServe } from './helpers/cli.ts'
+import { redisPrefix, redisUnavailable, TEST_REDIS_URL } from './helpers/redis.ts'
+import { freePort, tempDir } from './helpers/temp.ts'
+
+const START = new Date('2026-06-15T12:00:10Z')
+const redisReason = await redisUnavailable()
+
+function dayRemaining(response: Response): number {
+  return Number(/"day";r=(\d+)/.exec(response.headers.get('ratelimit') ?? '')![1])
+}
+
+/** A TCP proxy to Redis that the test can cut and restore, to play a Redis outage. */
+async function redisProxy(): Promise<{ url: string, cut(): Promise<void>, restore(): Promise<void> }> {
+  const target = new URL(TEST_REDIS_URL)
+  const port = await freePort()
+  const sockets = new Set<Socket>()
+  let server: Server | undefined
+  const open = () => new Promise<void>((resolve) => {
+    server = createServer((client) => {
+      const upstream = connect(Number(target.port || 6379), target.hostname)
+      sockets.add(client).add(upstream)
+      client.pipe(upstream).pipe(client)
+      const drop = () => { client.destroy(); upstream.destroy() }
+      client.on('error', drop).on('close', drop)
+      upstream.on('error', drop).on('close', drop)
+    })
+    server.listen(port, '127.0.0.1', resolve)
+  })
+  await open()
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    cut: async () => {
+      await new Promise<void>((resolve) => { server!.close(() => resolve()); for (const s of sockets) s.destroy(); sockets.clear() })
+    },
+    restore: open
+  }
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+describe('rate limits: durability, administration, outages', () => {
+  test('embedded: a restart keeps the day\'s usage and the bans; keys list shows them', async (t) => {
+    const first = await startApp(t, { now: START })
+    const used = await first.keyWithId({ plan: 'free' })
+    const banned = await first.keyWithId({ plan: 'enterprise', perMinute: 1, perDay: 100 })
+    for (let i = 0; i < 30; i++) assert.equal((await first.fetch('/v1/pets', { key: used.key })).status, 200)
+    await first.fetch('/v1/pets', { key: banned.key })
+    await first.fetch('/v1/pets', { key: banned.key })
+    await assertError(await first.fetch('/v1/pets', { key: banned.key }), 'api_key_banned')
+    await first.app.close()
+
+    const second = await startApp(t, { now: new Date('2026-06-15T12:05:00Z'), shareStorageWith: first })
+    const after = await second.fetch('/v1/pets', { key: used.key })
+    assert.equal(after.status, 200)
+    assert.equal(dayRemaining(after), 1000 - 31, 'the day\'s usage survived the restart')
+    await assertError(await second.fetch('/v1/pets', { key: banned.key }), 'api_key_banned')
+    second.clock.set(new Date(START.getTime() + 900_000 + 1000))
+    assert.equal((await second.fetch('/v1/pets', { key: banned.key })).status, 200, 'the ban ends on time after a restart')
+  })
+
+  test('embedded: kill -9 loses at most the last second of usage, no ban; keys list and keys unban across processes', async (t) => {
+    const dir = tempDir(t)
+    const port = await freePort()
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'store.db')}`, PORT: String(port), LOG_LEVEL: 'warn' }
+    const origin = `http://127.0.0.1:${port}`
+    const key = JSON.parse((await runCli(['keys', 'create', '--plan', 'enterprise', '--per-minute', '3', '--per-day', '500', '--json'], env)).stdout) as { id: string, key: string }
+    const first = await startServe(env, origin)
+    t.after(() => first.child.kill('SIGKILL'))
+    const auth = { authorization: `Bearer ${key.key}` }
+    for (let i = 0; i < 3; i++) assert.equal((await fetch(`${origin}/v1/pets`, { headers: auth })).status, 200)
+    for (let i = 0; i < 3; i++) assert.equal((await fetch(`${origin}/v1/pets`, { headers: auth })).status, 429)
+    const banned = await fetch(`${origin}/v1/pets`, { headers: auth })
+    assert.equal(((await banned.json()) as { code: string }).code, 'api_key_banned')
+    await new Promise((resolve) => setTimeout(resolve, 1300))
+    first.child.kill('SIGKILL')
+    await first.exited
+
+    const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Array<{ id: string, bannedUntil: string | null, usage: { day: number } }>
+    assert.equal(listed[0]!.usage.day, 3)
+    assert.match(listed[0]!.bannedUntil ?? '', /^\d{4}-/, 'keys list shows the ban')
+
+    const second = await startServe(env, origin)
+    t.after(() => second.child.kill('SIGKILL'))
+    const stillBanned = await fetch(`${origin}/v1/pets`, { headers: auth })
+    assert.equal(((await stillBanned.json()) as { code: string }).code, 'api_key_banned', 'the ban survived kill -9')
+    const unban = await runCli(['keys', 'unban', key.id], env)
+    assert.equal(unban.code, 0, unban.stderr)
+    // Each refusal after the unban counts toward a new ban, so ask once, after the serving process's next tick.
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const afterUnban = await fetch(`${origin}/v1/pets`, { headers: auth })
+    assert.notEqual(((await afterUnban.json()) as { code?: string }).code, 'api_key_banned', 'the running server applied the unban')
+    const relisted = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Array<{ bannedUntil: string | null }>
+    assert.equal(relisted[0]!.bannedUntil, null)
+    second.child.kill('SIGTERM')
+    assert.equal(await second.exited, 0)
+  })
+
+  test('redis: keys list and keys unban reach the shared counters', { skip: redisReason ?? false }, async (t) => {
+    const prefix = redisPrefix(t)
+    const app = await startApp(t, { env: { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix } })
+    const env = { ...app.backendEnv, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix }
+    const key = JSON.parse((await runCli(['keys', 'create', '--plan', 'enterprise', '--per-minute', '1', '--per-day', '50', '--json'], env)).stdout) as { id: string, key: string }
+    // The service clock here is real time, like the CLI's.
+    app.clock.set(Date.now())
+    await app.fetch('/v1/pets', { key: key.key })
+    await app.fetch('/v1/pets', { key: key.key })
+    await assertError(await app.fetch('/v1/pets', { key: key.key }), 'api_key_banned')
+    const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Array<{ id: string, bannedUntil: string | null, usage: { day: number } }>
+    const mine = listed.find((k) => k.id === key.id)!
+    assert.equal(mine.usage.day, 1)
+    assert.ok(mine.bannedUntil !== null)
+    assert.equal((await runCli(['keys', 'unban', key.id], env)).code, 0)
+    app.clock.advance(60_000)
+    assert.equal((await app.fetch('/v1/pets', { key: key.key })).status, 200, 'unbanned at once on every instance')
+  })
+
+  test('redis: an outage falls back to per-instance limits, /readyz and /metrics say so, and Redis is used again when it returns', { skip: redisReason ?? false }, async (t) => {
+    const proxy = await redisProxy()
+    t.after(() => proxy.cut())
+    const app = await startApp(t, { now: START, env: { REDIS_URL: proxy.url, REDIS_KEY_PREFIX: redisPrefix(t) } })
+    const key = await app.key({ plan: 'free' })
+    for (let i = 0; i < 10; i++) assert.equal((await app.fetch('/v1/pets', { key })).status, 200)
+    assert.deepEqual(((await (await app.fetch('/readyz', { key: null })).json()) as { checks: unknown }).checks, { database: 'ok', redis: 'ok' })
+
+    await proxy.cut()
+    const during = await app.fetch('/v1/pets', { key })
+    assert.equal(during.status, 200, 'the service keeps answering')
+    assert.ok(during.headers.get('x-ratelimit-remaining') !== null)
+    const ready = await app.fetch('/readyz', { key: null })
+    assert.equal(ready.status, 200)
+    assert.match(((await ready.json()) as { checks: { redis: string } }).checks.redis, /^degraded/)
+    const metrics = await (await app.fetch('/metrics', { key: null })).text()
+    assert.match(metrics, /rate_limit_store_fallbacks_total 1/)
+    assert.match(metrics, /rate_limit_store_degraded 1/)
+    // Per-instance limits still hold during the outage.
+    for (let i = 0; i < 59; i++) await app.fetch('/v1/pets', { key })
+    assert.equal((await app.fetch('/v1/pets', { key })).status, 429)
+
+    await proxy.restore()
+    let sinceReturn = 0
+    await until('redis to be used again', async () => {
+      await app.fetch('/v1/pets', { key })
+      sinceReturn++
+      const body = (await (await app.fetch('/readyz', { key: null })).json()) as { checks: { redis: string } }
+      return body.checks.redis === 'ok'
+    })
+    const back = await app.fetch('/v1/pets', { key })
+    assert.equal(back.status, 200, 'back on the shared counters, which never saw the outage\'s requests')
+    const redisUsed = 10 + sinceReturn + 1
+    assert.ok(Number(back.headers.get('x-ratelimit-remaining')) >= 60 - redisUsed, 'the count resumed from what Redis held')
+    assert.match(await (await app.fetch('/metrics', { key: null })).text(), /rate_limit_store_degraded 0/)
+  })
+})
