@@ -1,0 +1,67 @@
+// Generated from the OpenAPI document of @animal-store/contract by scripts/generate-api-types.ts.
+// Do not edit: run `npm run generate -w @animal-store/client`. A test fails when this file drifts.
+
+/** The version of the interface these types describe. */
+export const API_VERSION = '1.0.0'
+
+/** An int64 value: a `number` while it is a safe JavaScript integer, a `bigint` beyond, never rounded. */
+export type Int64 = number | bigint
+
+/** An animal as returned */
+export interface Pet {
+  /**
+   * Unique identifier, assigned by the service on creation
+   * int64 from 1 to 9223372036854775807: a `number` while safe, a `bigint` beyond
+   */
+  id: Int64
+  /** The animal's name: 1 to 200 characters (Unicode code points), not only white space */
+  name: string
+  /**
+   * Identifier of the category the animal belongs to
+   * int64 from 1 to 9223372036854775807: a `number` while safe, a `bigint` beyond
+   */
+  categoryId: Int64
+  status: PetStatus
+}
+
+/** Request body for creating an animal */
+export interface NewPet {
+  /** The animal's name: 1 to 200 characters (Unicode code points), not only white space */
+  name: string
+  /**
+   * Identifier of the category the animal belongs to
+   * int64 from 1 to 9223372036854775807: a `number` while safe, a `bigint` beyond
+   */
+  categoryId: Int64
+  /** Availability status; `available` when omitted */
+  status?: PetStatus
+}
+
+/** A page of animals in ascending id order, with no envelope */
+export type Pets = Pet[]
+
+/** Availability status */
+export type PetStatus = 'available' | 'pending' | 'sold'
+export const PET_STATUS_VALUES: readonly PetStatus[] = ['available', 'pending', 'sold']
+
+export interface ErrorBody {
+  code: ErrorCode
+  /** Human-readable description */
+  message: string
+  /** The HTTP status code */
+  status: number
+}
+
+/** Machine-readable error code */
+export type ErrorCode = 'bad_request' | 'validation_failed' | 'invalid_cursor' | 'unauthorized' | 'not_found' | 'method_not_allowed' | 'request_timeout' | 'idempotency_key_in_use' | 'gone' | 'payload_too_large' | 'uri_too_long' | 'unsupported_media_type' | 'idempotency_key_reused' | 'rate_limited' | 'api_key_banned' | 'header_fields_too_large' | 'internal_error' | 'unavailable'
+export const ERROR_CODE_VALUES: readonly ErrorCode[] = ['bad_request', 'validation_failed', 'invalid_cursor', 'unauthorized', 'not_found', 'method_not_allowed', 'request_timeout', 'idempotency_key_in_use', 'gone', 'payload_too_large', 'uri_too_long', 'unsupported_media_type', 'idempotency_key_reused', 'rate_limited', 'api_key_banned', 'header_fields_too_large', 'internal_error', 'unavailable']
+
+/** The operations of the API, by operationId: method and path relative to the base address. */
+export const OPERATIONS = {
+  listPets: { method: 'GET', path: '/pets' },
+  createPet: { method: 'POST', path: '/pets' },
+  getPet: { method: 'GET', path: '/pets/{petId}', deprecated: true, sunset: '2030-12-05T00:00:00.000Z' }
+} as const
+
+/** The `limit` of listPets: the page sizes the service accepts and the one it uses when none is given. */
+export const PAGE_SIZE = { minimum: 1, maximum: 100, default: 20 } as const

@@ -1,0 +1,58 @@
+/** How hard the client tries before it gives up. */
+export interface RetryPolicy {
+  /** Retries after the first attempt; a call makes at most `1 + maxRetries` requests. */
+  maxRetries: number
+  /** The most the client sleeps between attempts within one call, in ms. A wait that would pass it is not started. */
+  maxTotalWaitMs: number
+  /** The first backoff ceiling in ms; it doubles with each retry. */
+  baseDelayMs: number
+  /** The highest backoff ceiling in ms. */
+  maxDelayMs: number
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxRetries: 5,
+  // Long enough to wait out a minute window; a day window or a ban (15 minutes) gives up at once.
+  maxTotalWaitMs: 120_000,
+  baseDelayMs: 500,
+  maxDelayMs: 20_000
+}
+
+/**
+ * The wait before retry number `retry` (0 for the first): exponential backoff with full
+ * jitter (a uniform draw below the doubling ceiling), and never less than `Retry-After`.
+ */
+export function retryDelay(retry: number, retryAfterMs: number | undefined, policy: RetryPolicy, random: () => number): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry)
+  const backoff = Math.floor(random() * ceiling)
+  return Math.max(retryAfterMs ?? 0, backoff)
+}
+
+/** `Retry-After` in ms: delay-seconds or an HTTP-date (RFC 9110 §10.2.3); undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now: number): number | undefined {
+  if (value === null) return undefined
+  const text = value.trim()
+  if (/^[0-9]+$/.test(text)) return Number(text) * 1000
+  // Every HTTP-date form starts with a day name; Date.parse alone would take "-5" for a year.
+  const at = /^[A-Za-z]{3}/.test(text) ? Date.parse(text) : Number.NaN
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
+}
+
+/** A `setTimeout` sleep that ends early, rejecting with the signal's reason, when the signal aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted === true) {
+      reject(signal.reason)
+      return
+    }
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal!.reason)
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
