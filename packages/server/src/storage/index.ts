@@ -1,4 +1,5 @@
 import type { DatabaseConfig } from '../config.ts'
+import { PostgresStorage } from './postgres/index.ts'
 import { SqliteStorage } from './sqlite/index.ts'
 import type { Storage } from './types.ts'
 
@@ -8,6 +9,6 @@ export async function openStorage(database: DatabaseConfig): Promise<Storage> {
     case 'sqlite':
       return new SqliteStorage(database.path)
     case 'postgres':
-      throw new Error('PostgreSQL storage is not available in this build')
+      return new PostgresStorage(database.url, database.pool)
   }
 }

@@ -1,0 +1,77 @@
+import pg from 'pg'
+import type { PostgresPoolConfig } from '../../config.ts'
+import type { KeyStore, PetStore, Storage } from '../types.ts'
+import { translateError } from './errors.ts'
+import { PostgresKeys } from './keys.ts'
+import { POSTGRES_MIGRATIONS } from './migrations.ts'
+import { PostgresPets } from './pets.ts'
+import { clientConfig, PostgresPool } from './pool.ts'
+
+/** Advisory-lock namespace ("anmg") for migrations; the schema name's hash is the second key. */
+const MIGRATION_LOCK_SPACE = 0x616e6d67
+const MIGRATION_LOCK = `${MIGRATION_LOCK_SPACE}, hashtext(current_schema())`
+
+/**
+ * Scale-out storage: any number of serving processes share one PostgreSQL database (the
+ * schema `search_path` names, `public` by default). Connection failures are answered 503 and
+ * heal by themselves once the database is back.
+ */
+export class PostgresStorage implements Storage {
+  readonly kind = 'postgres'
+  readonly pets: PetStore
+  readonly keys: KeyStore
+  readonly #url: string
+  readonly #config: PostgresPoolConfig
+  readonly #db: PostgresPool
+
+  constructor(url: string, config: PostgresPoolConfig) {
+    this.#url = url
+    this.#config = config
+    this.#db = new PostgresPool(url, config)
+    this.pets = new PostgresPets(this.#db)
+    this.keys = new PostgresKeys(this.#db)
+  }
+
+  async migrate(): Promise<number> {
+    // Its own connection, without the pool's statement timeout: a migration may take long, and
+    // an instance waiting for another one's migration must wait rather than fail its start-up.
+    const client = new pg.Client(clientConfig(this.#url, this.#config))
+    // A connection dying between statements fails the next one, which reports it; unheard, the event would crash the process.
+    client.on('error', () => {})
+    try {
+      await client.connect()
+      // Several instances starting at once: the first applies, the others wait, then find nothing to do.
+      await client.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`)
+      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())')
+      const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((row) => row.version))
+      let applied = 0
+      for (const migration of POSTGRES_MIGRATIONS) {
+        if (done.has(migration.version)) continue
+        await client.query('BEGIN')
+        try {
+          await client.query(migration.sql)
+          await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name])
+          await client.query('COMMIT')
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => {})
+          throw error
+        }
+        applied++
+      }
+      return applied
+    } catch (error) {
+      throw translateError(error)
+    } finally {
+      // Closing the session releases the advisory lock, whatever happened above.
+      await client.end().catch(() => {})
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.#db.query('SELECT 1')
+  }
+
+  async close(): Promise<void> {
+    await this.#db.end()
+  }
+}

@@ -1,0 +1,34 @@
+import type { Migration } from '../sqlite/migrations.ts'
+
+/**
+ * Numbered, append-only: never edit one that has shipped, add the next. Each runs in its own
+ * transaction (PostgreSQL DDL is transactional), under the migration advisory lock.
+ */
+export const POSTGRES_MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'pets and api keys',
+    sql: `
+      CREATE TABLE pets (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        -- UTF-8 bytes rather than TEXT: a name may hold U+0000, which TEXT cannot store.
+        name BYTEA NOT NULL,
+        category_id BIGINT NOT NULL CHECK (category_id >= 1),
+        status TEXT NOT NULL CHECK (status IN ('available', 'pending', 'sold'))
+      );
+      CREATE INDEX pets_status_id ON pets (status, id);
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        secret_hash TEXT NOT NULL UNIQUE,
+        prefix TEXT NOT NULL,
+        name TEXT,
+        plan TEXT NOT NULL CHECK (plan IN ('free', 'pro', 'business', 'enterprise')),
+        per_minute BIGINT CHECK (per_minute >= 1),
+        per_day BIGINT CHECK (per_day >= 1),
+        created_at TIMESTAMPTZ NOT NULL,
+        expires_at TIMESTAMPTZ,
+        revoked_at TIMESTAMPTZ
+      );
+    `
+  }
+]
