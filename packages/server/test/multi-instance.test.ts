@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { once } from 'node:events'
 import { describe, test } from 'node:test'
 import { assertError } from './helpers/assertions.ts'
 import { backendSkip, postgresBackend } from './helpers/backends.ts'
@@ -29,8 +30,11 @@ describe('two serve processes on one PostgreSQL and one Redis', { skip }, () => 
     const instances: Instance[] = []
     // Registered first so it runs first: stop the processes, then drop what they used.
     t.after(async () => {
-      for (const instance of instances) instance.child.kill('SIGKILL')
-      await Promise.all(instances.map((instance) => instance.exited))
+      await Promise.all(instances.map(async ({ child }) => {
+        if (child.exitCode !== null || child.signalCode !== null) return
+        child.kill('SIGKILL')
+        await once(child, 'exit')
+      }))
       await schema.drop()
     })
     const env = { DATABASE_URL: schema.url, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix(t) }
