@@ -4,22 +4,22 @@ import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
 import { KeyCache } from './domain/key-cache.ts'
 import { PetService } from './domain/pets.ts'
-import { registerApiGuard } from './http/api-guard.ts'
+import { createApiGuard, registerApiGuard, type ApiGuard } from './http/api-guard.ts'
 import { Authenticator } from './http/auth.ts'
 import { registerDocs } from './http/docs.ts'
 import { writeClientError } from './http/error-body.ts'
-import { frameworkErrors, registerErrorHandling } from './http/errors.ts'
+import { frameworkErrorHandler, registerErrorHandling } from './http/errors.ts'
 import { registerHealth, type ReadinessCheck } from './http/health.ts'
 import { BODY_LIMIT_BYTES, registerJsonBody } from './http/json-body.ts'
 import { Metrics, registerMetrics } from './http/metrics.ts'
-import { registerRequestContext, requestId } from './http/request-context.ts'
+import { commonHeaders, registerRequestContext, requestId } from './http/request-context.ts'
 import { rateLimitStep } from './http/rate-limit.ts'
 import { registerSchemaCompilers } from './http/validation.ts'
 import { openRateLimitStore, type RateLimitStore } from './limits/index.ts'
 import { registerOpenApiRoute } from './routes/openapi.ts'
 import { registerPetRoutes } from './routes/pets.ts'
 import type { Storage } from './storage/types.ts'
-import { createLogger } from './logger.ts'
+import { createLogger, redactSecrets } from './logger.ts'
 
 export interface AppDeps {
   storage: Storage
@@ -34,14 +34,13 @@ export interface AppDeps {
   readiness?: Record<string, ReadinessCheck>
 }
 
-/** Timeouts that keep a slow or stalled client from holding a connection. */
-export const SERVER_TIMEOUTS = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 }
-
 /** Builds the whole service; main.ts and every test use this one function. */
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock
   const metrics = deps.metrics ?? new Metrics({ clock })
   const logger = deps.logger ?? createLogger(config.logLevel)
+  // Bound once the guard exists; routing failures arrive before any hook runs.
+  let guard: ApiGuard = async () => {}
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request, written in onResponse below, instead of Fastify's two.
@@ -49,14 +48,19 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     genReqId: requestId,
     trustProxy: config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
-    requestTimeout: SERVER_TIMEOUTS.requestMs,
-    keepAliveTimeout: SERVER_TIMEOUTS.keepAliveMs,
+    requestTimeout: config.timeouts.requestMs,
+    keepAliveTimeout: config.timeouts.keepAliveMs,
+    // Node checks those deadlines on this interval (30 s by default): check often enough to honour them.
+    http: { headersTimeout: config.timeouts.headersMs, connectionsCheckingInterval: Math.min(1000, config.timeouts.headersMs) },
     return503OnClosing: false,
     clientErrorHandler: writeClientError,
-    frameworkErrors,
-    routerOptions: { maxParamLength: 100 }
+    frameworkErrors: frameworkErrorHandler(async (request, reply) => {
+      commonHeaders(request, reply)
+      await guard(request, reply)
+    }),
+    // Long ids must reach the handler (a 404 with rate-limit headers), not stop in the router.
+    routerOptions: { maxParamLength: 2048 }
   })
-  app.server.headersTimeout = SERVER_TIMEOUTS.headersMs
 
   registerSchemaCompilers(app)
   registerJsonBody(app)
@@ -64,7 +68,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   registerRequestContext(app)
   registerMetrics(app, metrics)
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
+    request.log.info({ method: request.method, url: redactSecrets(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
     done()
   })
 
@@ -83,7 +87,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const rateLimits = deps.rateLimits ?? await openRateLimitStore(config, deps.storage, { clock, logger, metrics })
   // Counters are flushed when the app closes, before the caller closes the storage.
   app.addHook('onClose', async () => rateLimits.close())
-  registerApiGuard(app, authenticator, [rateLimitStep({ store: rateLimits.store, clock, banMs: config.banSeconds * 1000, metrics })])
+  guard = createApiGuard(authenticator, [rateLimitStep({ store: rateLimits.store, clock, banMs: config.banSeconds * 1000, metrics })])
+  registerApiGuard(app, guard)
 
   const docsUrl = `${new URL(config.publicBaseUrl).origin}/docs`
   registerPetRoutes(app, { pets: new PetService(deps.storage.pets, clock), publicBaseUrl: config.publicBaseUrl, docsUrl })

@@ -26,6 +26,8 @@ export interface Config {
   trustProxy: boolean
   logLevel: string
   banSeconds: number
+  /** Slow-client protection: headers, then the whole request, must arrive within these. */
+  timeouts: { headersMs: number, requestMs: number, keepAliveMs: number }
 }
 
 export class ConfigError extends Error {}
@@ -114,7 +116,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     stagingBaseUrl: httpUrl(env, 'STAGING_BASE_URL'),
     trustProxy: env.TRUST_PROXY !== undefined && env.TRUST_PROXY !== '' && env.TRUST_PROXY !== '0' && env.TRUST_PROXY !== 'false',
     logLevel,
-    banSeconds: integer(env, 'RATE_LIMIT_BAN_SECONDS', 900, 1, 86_400 * 30)
+    banSeconds: integer(env, 'RATE_LIMIT_BAN_SECONDS', 900, 1, 86_400 * 30),
+    timeouts: {
+      headersMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+      requestMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+      keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000)
+    }
   }
 }
 

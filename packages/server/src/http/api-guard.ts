@@ -20,14 +20,15 @@ export function isApiPath(url: string): boolean {
   return url.startsWith('/v1/') || url === '/v1' || url.startsWith('/v1?')
 }
 
+export type ApiGuard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+
 /**
  * Every /v1 request: resolve the key, run the steps (rate limits, which must see
  * unauthenticated requests too), then refuse a route that needs a key without one.
  * All of it runs before the body is read.
  */
-export function registerApiGuard(app: FastifyInstance, authenticator: Authenticator, steps: ApiStep[]): void {
-  app.decorateRequest('auth', undefined)
-  app.addHook('onRequest', async (request, reply) => {
+export function createApiGuard(authenticator: Authenticator, steps: ApiStep[]): ApiGuard {
+  return async (request, reply) => {
     if (!isApiPath(request.url)) return
     let auth: AuthResult
     try {
@@ -41,5 +42,10 @@ export function registerApiGuard(app: FastifyInstance, authenticator: Authentica
     request.auth = auth
     for (const step of steps) await step(request, reply, auth)
     if (!auth.ok && request.routeOptions.config.auth === true) throw auth.error
-  })
+  }
+}
+
+export function registerApiGuard(app: FastifyInstance, guard: ApiGuard): void {
+  app.decorateRequest('auth', undefined)
+  app.addHook('onRequest', guard)
 }

@@ -57,7 +57,17 @@ export function registerErrorHandling(app: FastifyInstance): void {
   })
 }
 
-/** Fastify's own routing failures (bad URL encoding, over-long parameters) get our Error body too. */
-export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  void sendError(reply, classify(error) ?? new ApiError('bad_request', 'the request could not be processed'))
+/**
+ * Fastify's own routing failures (bad URL encoding) skip the hooks, so they get the request
+ * context and, under /v1, the API guard here (rate-limit headers on every /v1 response), then
+ * our Error body.
+ */
+export function frameworkErrorHandler(before: (request: FastifyRequest, reply: FastifyReply) => Promise<void>) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    const known = classify(error) ?? new ApiError('bad_request', 'the request could not be processed')
+    before(request, reply).then(
+      () => sendError(reply, known),
+      (refusal: unknown) => sendError(reply, classify(refusal) ?? known)
+    )
+  }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -17,14 +17,19 @@ export function requestId(request: IncomingMessage): string {
   return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID()
 }
 
-/** Headers every response carries, set first so that errors from any later layer have them too. */
+/** Headers every response carries. */
+export function commonHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id)
+  reply.header('x-content-type-options', 'nosniff')
+  reply.header('cache-control', 'no-store')
+  const extra = request.routeOptions.config.responseHeaders
+  if (extra !== undefined) reply.headers(extra)
+}
+
+/** Sets the common headers first, so that errors from any later layer have them too. */
 export function registerRequestContext(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id)
-    reply.header('x-content-type-options', 'nosniff')
-    reply.header('cache-control', 'no-store')
-    const extra = request.routeOptions.config.responseHeaders
-    if (extra !== undefined) reply.headers(extra)
+    commonHeaders(request, reply)
     done()
   })
 }

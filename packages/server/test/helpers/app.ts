@@ -4,9 +4,9 @@ import { buildApp, type AppDeps } from '../../src/app.ts'
 import { ManualClock } from '../../src/clock.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import { KeyService, type CreateKeyInput } from '../../src/domain/keys.ts'
-import { createLogger } from '../../src/logger.ts'
 import type { Storage } from '../../src/storage/types.ts'
 import { BACKENDS, type Backend } from './backends.ts'
+import { recordIssuedKey, testLogger } from './logs.ts'
 import { freePort } from './temp.ts'
 
 export interface TestApp {
@@ -52,13 +52,14 @@ export async function startApp(t: TestContext, options: TestAppOptions = {}): Pr
   }
   const clock = new ManualClock(options.now ?? new Date('2026-06-15T12:00:10Z'))
   const config = loadConfig({ PORT: String(await freePort()), LOG_LEVEL: 'silent', ...backendEnv, ...options.env })
-  const app = await buildApp(config, { storage, clock, logger: createLogger('silent'), ...options.deps })
+  const app = await buildApp(config, { storage, clock, logger: testLogger(), ...options.deps })
   await app.listen({ port: config.port, host: config.host })
   t.after(() => app.close())
   const origin = `http://127.0.0.1:${config.port}`
   const keys = new KeyService(storage.keys, clock)
   const keyWithId = async (input: Partial<CreateKeyInput> = {}) => {
     const created = await keys.create({ plan: 'free', ...input })
+    recordIssuedKey(created.key)
     return { key: created.key, id: created.view.id }
   }
   let defaultKey: string | undefined
@@ -76,7 +77,7 @@ export async function startApp(t: TestContext, options: TestAppOptions = {}): Pr
       const { key, ...rest } = init
       const headers = new Headers(rest.headers)
       if (key !== null && !headers.has('authorization')) {
-        defaultKey ??= await keys.create({ plan: 'enterprise', perMinute: 1_000_000, perDay: 1_000_000 }).then((k) => k.key)
+        defaultKey ??= (await keyWithId({ plan: 'enterprise', perMinute: 1_000_000, perDay: 1_000_000 })).key
         headers.set('authorization', `Bearer ${key ?? defaultKey}`)
       }
       return fetch(origin + path, { ...rest, headers })

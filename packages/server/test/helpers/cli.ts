@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { recordIssuedKey, recordProcessOutput } from './logs.ts'
 
 export const BIN = fileURLToPath(new URL('../../bin/animal-store.js', import.meta.url))
 
@@ -18,17 +19,27 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
     child.stdout.on('data', (chunk) => { stdout += chunk })
     child.stderr.on('data', (chunk) => { stderr += chunk })
     child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
+    child.on('close', (code) => {
+      // `keys create` prints its secret by design; everything else the CLI prints is checked for secrets.
+      const secret = /as_live_[0-9A-Za-z]{43}/.exec(stdout)?.[0]
+      if (args[0] === 'keys' && args[1] === 'create' && secret !== undefined) recordIssuedKey(secret)
+      else recordProcessOutput(args.join(' '), stdout)
+      recordProcessOutput(`${args.join(' ')} (stderr)`, stderr)
+      resolve({ code, stdout, stderr })
+    })
   })
 }
 
 /** Starts `animal-store serve` and resolves once it answers /healthz. */
 export async function startServe(env: Record<string, string>, origin: string): Promise<{ child: ChildProcess, output: () => string, exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [BIN, 'serve'], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'trace', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout!.on('data', (chunk) => { output += chunk })
   child.stderr!.on('data', (chunk) => { output += chunk })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
+    recordProcessOutput('serve', output)
+    resolve(code)
+  }))
   const deadline = Date.now() + 15_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`serve exited early (${child.exitCode}): ${output}`)

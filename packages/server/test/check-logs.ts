@@ -1,0 +1,22 @@
+// Run after the whole suite (`npm test`): no key secret issued by any test may appear in any
+// log the service wrote during the run, at any level.
+import { readdirSync, readFileSync } from 'node:fs'
+import { LOG_DIR } from './helpers/logs.ts'
+
+const files = readdirSync(LOG_DIR)
+const secrets = new Set(files.filter((f) => f.startsWith('issued-keys-')).flatMap((f) => readFileSync(LOG_DIR + f, 'utf8').split('\n').filter(Boolean)))
+const logs = files.filter((f) => f.startsWith('service-') || f.startsWith('process-'))
+const text = logs.map((f) => readFileSync(LOG_DIR + f, 'utf8')).join('\n')
+const lines = text.split('\n').filter(Boolean).length
+
+// A check that cannot fail is no check: there must be keys and logs to compare.
+if (secrets.size < 50 || lines < 1000) {
+  console.error(`check-logs: too little to check (${secrets.size} keys, ${lines} log lines): did the suite run?`)
+  process.exit(1)
+}
+const leaked = [...secrets].filter((secret) => text.includes(secret) || text.includes(secret.slice(8)))
+if (leaked.length > 0 || /as_live_[0-9A-Za-z]{43}/.test(text)) {
+  console.error(`check-logs: ${leaked.length} issued key(s) found in the service logs (${LOG_DIR})`)
+  process.exit(1)
+}
+console.log(`check-logs: ${secrets.size} issued keys, none in ${lines} log lines from ${logs.length} files`)
