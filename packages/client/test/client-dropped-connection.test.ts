@@ -58,13 +58,8 @@ function idempotencyKeyOf(head: string): string | undefined {
   return /\r\nidempotency-key: ([^\r]*)\r\n/i.exec(head)?.[1]
 }
 
-// Server-side Idempotency-Key replay is issue 5 (Reliability). Until it lands, the retry
-// below creates a second pet: this test then fails, and is reported as a TODO rather than
-// failing the suite. Remove the `todo` once POST /v1/pets honours Idempotency-Key.
-const SERVER_IDEMPOTENCY_TODO = 'needs server-side Idempotency-Key replay (issue 5); fails until then'
-
 describe('a create whose connection drops', () => {
-  test('is retried with the same Idempotency-Key and leaves exactly one pet', { todo: SERVER_IDEMPOTENCY_TODO }, async (t) => {
+  test('is retried with the same Idempotency-Key and leaves exactly one pet', async (t) => {
     const app = await startApp(t)
     const proxy = await droppingProxy(t, Number(new URL(app.origin).port), 1)
     const { client, sent, sleeps } = clientOf(app, await unlimitedKey(app), { baseUrl: `http://127.0.0.1:${proxy.port}/v1` })

@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
 import { KeyCache } from './domain/key-cache.ts'
+import { IdempotencyService } from './domain/idempotency.ts'
 import { PetService } from './domain/pets.ts'
 import { createApiGuard, registerApiGuard, type ApiGuard } from './http/api-guard.ts'
 import { Authenticator } from './http/auth.ts'
@@ -33,6 +34,8 @@ export interface AppDeps {
   /** Extra `/readyz` checks beyond the database. */
   readiness?: Record<string, ReadinessCheck>
 }
+
+const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60 * 1000
 
 /** Builds the whole service; main.ts and every test use this one function. */
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
@@ -91,7 +94,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   registerApiGuard(app, guard)
 
   const docsUrl = `${new URL(config.publicBaseUrl).origin}/docs`
-  registerPetRoutes(app, { pets: new PetService(deps.storage.pets, clock), publicBaseUrl: config.publicBaseUrl, docsUrl })
+  const idempotency = new IdempotencyService(deps.storage.idempotency, clock)
+  registerPetRoutes(app, { pets: new PetService(deps.storage.pets, clock), idempotency, publicBaseUrl: config.publicBaseUrl, docsUrl })
+  // Replayable responses are kept 24 hours; older ones are swept out every 10 minutes.
+  const purge = setInterval(() => {
+    idempotency.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'could not purge expired idempotency keys'))
+  }, IDEMPOTENCY_PURGE_INTERVAL_MS)
+  purge.unref()
+  app.addHook('onClose', async () => clearInterval(purge))
   registerOpenApiRoute(app, config)
   registerDocs(app)
   registerHealth(app, { database: () => deps.storage.ping(), ...rateLimits.readiness, ...deps.readiness })

@@ -1,6 +1,6 @@
 import { DEFAULT_PET_STATUS, GET_PET_SUNSET, parsePositiveInt64, type NewPet, type Pet, type PetStatus } from '@animal-store/contract'
 import type { Clock } from '../clock.ts'
-import type { PetStore } from '../storage/types.ts'
+import type { IdempotencyCompletion, PetStore } from '../storage/types.ts'
 import { ApiError } from './api-error.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
 
@@ -29,8 +29,8 @@ export class PetService {
     return { pets: rows, next: encodeCursor(status, rows[limit - 1]!.id) }
   }
 
-  async create(input: NewPet): Promise<Pet> {
-    return this.#store.create({ name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS })
+  async create(input: NewPet, idempotency?: IdempotencyCompletion): Promise<Pet> {
+    return this.#store.create({ name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS }, idempotency)
   }
 
   /** @deprecated removed at GET_PET_SUNSET; answers `gone` from then on. */

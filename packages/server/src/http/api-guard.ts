@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../domain/api-error.ts'
+import type { ApiKeyRecord } from '../storage/types.ts'
 import type { AuthResult, Authenticator } from './auth.ts'
 
 declare module 'fastify' {
@@ -48,4 +49,11 @@ export function createApiGuard(authenticator: Authenticator, steps: ApiStep[]): 
 export function registerApiGuard(app: FastifyInstance, guard: ApiGuard): void {
   app.decorateRequest('auth', undefined)
   app.addHook('onRequest', guard)
+}
+
+/** The API key of a request the guard admitted to a route that needs one. */
+export function apiKeyOf(request: FastifyRequest): ApiKeyRecord {
+  const auth = request.auth
+  if (auth === undefined || !auth.ok) throw new ApiError('unauthorized', 'an API key is required')
+  return auth.key
 }

@@ -1,11 +1,16 @@
 import type { FastifyInstance } from 'fastify'
-import { createPet, getPet, listPets, PAGE_LIMIT_DEFAULT, type ListPetsQuery, type NewPet } from '@animal-store/contract'
+import { createPet, getPet, listPets, PAGE_LIMIT_DEFAULT, stringifyJson, type ListPetsQuery, type NewPet } from '@animal-store/contract'
+import { ApiError } from '../domain/api-error.ts'
+import { idempotencyKeyOf, type IdempotencyService } from '../domain/idempotency.ts'
 import type { PetService } from '../domain/pets.ts'
+import { IdempotencyClaimLostError } from '../storage/types.ts'
+import { apiKeyOf } from '../http/api-guard.ts'
 import { deprecationHeaders } from '../http/deprecation.ts'
 import { registerMethodNotAllowed } from '../http/method-not-allowed.ts'
 
 export interface PetRoutesOptions {
   pets: PetService
+  idempotency: IdempotencyService
   publicBaseUrl: string
   docsUrl: string
 }
@@ -13,7 +18,7 @@ export interface PetRoutesOptions {
 const toRoute = (path: string) => `/v1${path.replace(/\{(\w+)\}/g, ':$1')}`
 
 /** The three operations of SPEC.md §4: schema in, service call, schema out. */
-export function registerPetRoutes(app: FastifyInstance, { pets, publicBaseUrl, docsUrl }: PetRoutesOptions): void {
+export function registerPetRoutes(app: FastifyInstance, { pets, idempotency, publicBaseUrl, docsUrl }: PetRoutesOptions): void {
   const base = publicBaseUrl
 
   app.route<{ Querystring: ListPetsQuery }>({
@@ -38,9 +43,31 @@ export function registerPetRoutes(app: FastifyInstance, { pets, publicBaseUrl, d
     config: { auth: true },
     schema: { body: createPet.body, response: { [createPet.success.status]: createPet.success.schema } },
     handler: async (request, reply) => {
-      const pet = await pets.create(request.body)
-      reply.code(201).header('location', `${base}/pets/${pet.id}`)
-      return pet
+      const key = idempotencyKeyOf(request.headers['idempotency-key'])
+      if (key === undefined) {
+        const pet = await pets.create(request.body)
+        reply.code(201).header('location', `${base}/pets/${pet.id}`)
+        return pet
+      }
+      const scope = { apiKeyId: apiKeyOf(request).id, key }
+      const claim = await idempotency.claim(scope, request.body)
+      if (claim.state === 'completed') {
+        const { status, body, location } = claim.response
+        if (location !== null) reply.header('location', location)
+        return reply.code(status).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(body)
+      }
+      try {
+        const pet = await pets.create(request.body, {
+          scope,
+          token: claim.token,
+          respond: (created) => ({ status: 201, body: stringifyJson(created), location: `${base}/pets/${created.id}` })
+        })
+        reply.code(201).header('location', `${base}/pets/${pet.id}`)
+        return pet
+      } catch (error) {
+        await idempotency.release(scope, claim.token).catch(() => {})
+        throw error instanceof IdempotencyClaimLostError ? new ApiError('idempotency_key_in_use', 'another request took over this Idempotency-Key; retry to get its response', { 'retry-after': '1' }) : error
+      }
     }
   })
   registerMethodNotAllowed(app, toRoute(listPets.path), [listPets.method, createPet.method])

@@ -14,9 +14,61 @@ export interface PetPageQuery {
   limit: number
 }
 
+/** The first response to an idempotent request, kept to be replayed. */
+export interface StoredResponse {
+  status: number
+  /** The exact JSON text of the body. */
+  body: string
+  location: string | null
+}
+
+/** An Idempotency-Key is scoped to the API key that sent it. */
+export interface IdempotencyScope {
+  apiKeyId: string
+  key: string
+}
+
+/** Completes a claim in the same transaction as the write it guards. */
+export interface IdempotencyCompletion {
+  scope: IdempotencyScope
+  /** The claim's token: the completion applies only while the claim is still this request's. */
+  token: string
+  respond(pet: Pet): StoredResponse
+}
+
+export type IdempotencyClaim =
+  | { state: 'claimed', token: string }
+  | { state: 'in_flight', fingerprint: string }
+  | { state: 'completed', fingerprint: string, response: StoredResponse }
+
+export interface IdempotencyStore {
+  /**
+   * Atomically, across every instance: claims the scope for a request whose body has this
+   * fingerprint, unless a live record holds it. A completed record is live when created at or
+   * after `expiredBefore`; an unfinished claim while claimed at or after `staleBefore` (an
+   * abandoned claim, e.g. after a crash, can then be taken over). Returns the claim's token, or
+   * the live record.
+   */
+  claim(scope: IdempotencyScope, fingerprint: string, now: number, limits: { expiredBefore: number, staleBefore: number }): Promise<IdempotencyClaim>
+  /** Drops this request's unfinished claim (its write failed), so the key can be used again. */
+  release(scope: IdempotencyScope, token: string): Promise<void>
+  /** Deletes records created before `before`; returns how many. */
+  purge(before: number): Promise<number>
+}
+
+/** The claim was taken over (it went stale) before its write committed; nothing was written. */
+export class IdempotencyClaimLostError extends Error {
+  override name = 'IdempotencyClaimLostError'
+}
+
 export interface PetStore {
-  /** Atomically inserts a pet and returns it with its new id, greater than every id before it; durably committed when the promise resolves. */
-  create(pet: NewPetRecord): Promise<Pet>
+  /**
+   * Atomically inserts a pet and returns it with its new id, greater than every id before it;
+   * durably committed when the promise resolves. With `idempotency`, the claim's response is
+   * recorded in the same transaction (IdempotencyClaimLostError, and no pet, when the claim is
+   * no longer this request's).
+   */
+  create(pet: NewPetRecord, idempotency?: IdempotencyCompletion): Promise<Pet>
   /** Returns at most `limit` pets in ascending id order, after `afterId` and in `status` when given; one indexed range scan. */
   page(query: PetPageQuery): Promise<Pet[]>
   /** Returns the pet with this id, or undefined. */
@@ -55,6 +107,7 @@ export interface Storage {
   readonly kind: 'sqlite' | 'postgres'
   readonly pets: PetStore
   readonly keys: KeyStore
+  readonly idempotency: IdempotencyStore
   /** Applies pending numbered migrations, once even when several processes start together; returns how many it applied. */
   migrate(): Promise<number>
   /** Resolves when the database answers a trivial query; rejects otherwise. */

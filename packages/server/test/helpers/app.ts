@@ -62,7 +62,8 @@ export async function startApp(t: TestContext, options: TestAppOptions = {}): Pr
     recordIssuedKey(created.key)
     return { key: created.key, id: created.view.id }
   }
-  let defaultKey: string | undefined
+  // One default key per app, even when the first requests are concurrent.
+  let defaultKey: Promise<string> | undefined
   return {
     app,
     origin,
@@ -77,8 +78,8 @@ export async function startApp(t: TestContext, options: TestAppOptions = {}): Pr
       const { key, ...rest } = init
       const headers = new Headers(rest.headers)
       if (key !== null && !headers.has('authorization')) {
-        defaultKey ??= (await keyWithId({ plan: 'enterprise', perMinute: 1_000_000, perDay: 1_000_000 })).key
-        headers.set('authorization', `Bearer ${key ?? defaultKey}`)
+        if (key === undefined) defaultKey ??= keyWithId({ plan: 'enterprise', perMinute: 1_000_000, perDay: 1_000_000 }).then((k) => k.key)
+        headers.set('authorization', `Bearer ${key ?? await defaultKey}`)
       }
       return fetch(origin + path, { ...rest, headers })
     }

@@ -1,7 +1,8 @@
 import pg from 'pg'
 import type { PostgresPoolConfig } from '../../config.ts'
-import type { KeyStore, PetStore, Storage } from '../types.ts'
+import type { IdempotencyStore, KeyStore, PetStore, Storage } from '../types.ts'
 import { translateError } from './errors.ts'
+import { PostgresIdempotency } from './idempotency.ts'
 import { PostgresKeys } from './keys.ts'
 import { POSTGRES_MIGRATIONS } from './migrations.ts'
 import { PostgresPets } from './pets.ts'
@@ -20,6 +21,7 @@ export class PostgresStorage implements Storage {
   readonly kind = 'postgres'
   readonly pets: PetStore
   readonly keys: KeyStore
+  readonly idempotency: IdempotencyStore
   readonly #url: string
   readonly #config: PostgresPoolConfig
   readonly #db: PostgresPool
@@ -30,6 +32,7 @@ export class PostgresStorage implements Storage {
     this.#db = new PostgresPool(url, config)
     this.pets = new PostgresPets(this.#db)
     this.keys = new PostgresKeys(this.#db)
+    this.idempotency = new PostgresIdempotency(this.#db)
   }
 
   async migrate(): Promise<number> {

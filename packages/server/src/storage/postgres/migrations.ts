@@ -30,5 +30,24 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
         revoked_at TIMESTAMPTZ
       );
     `
+  },
+  {
+    version: 2,
+    name: 'idempotency keys',
+    sql: `
+      CREATE TABLE idempotency_keys (
+        api_key_id TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        token TEXT NOT NULL,
+        -- Unix milliseconds of the service's clock, like every window and deadline.
+        created_at BIGINT NOT NULL,
+        status INTEGER,
+        body TEXT,
+        location TEXT,
+        PRIMARY KEY (api_key_id, idempotency_key)
+      );
+      CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at);
+    `
   }
 ]

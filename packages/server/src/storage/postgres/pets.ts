@@ -1,5 +1,5 @@
 import { toInt64, type Int64, type Pet, type PetStatus } from '@animal-store/contract'
-import type { NewPetRecord, PetPageQuery, PetStore } from '../types.ts'
+import { IdempotencyClaimLostError, type IdempotencyCompletion, type NewPetRecord, type PetPageQuery, type PetStore } from '../types.ts'
 import type { PostgresPool } from './pool.ts'
 
 /** Advisory-lock namespace ("anpi") for pet id assignment; the table's oid is the second key. */
@@ -23,7 +23,7 @@ export class PostgresPets implements PetStore {
     this.#db = db
   }
 
-  async create(pet: NewPetRecord): Promise<Pet> {
+  async create(pet: NewPetRecord, idempotency?: IdempotencyCompletion): Promise<Pet> {
     return this.#db.transaction(async (client) => {
       // Keyset paging reads "ids after the last one I saw". An identity sequence hands out ids
       // before commit, so two concurrent inserts can become visible out of order (11 before 10):
@@ -35,7 +35,18 @@ export class PostgresPets implements PetStore {
         `INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3) RETURNING ${PET_COLUMNS}`,
         [Buffer.from(pet.name, 'utf8'), int64Param(pet.categoryId), pet.status]
       )
-      return toPet(result.rows[0]!)
+      const created = toPet(result.rows[0]!)
+      if (idempotency !== undefined) {
+        // The pet and the response a retry will replay commit together, or neither does.
+        const response = idempotency.respond(created)
+        const { scope, token } = idempotency
+        const completed = await client.query(
+          'UPDATE idempotency_keys SET status = $1, body = $2, location = $3 WHERE api_key_id = $4 AND idempotency_key = $5 AND token = $6 AND status IS NULL',
+          [response.status, response.body, response.location, scope.apiKeyId, scope.key, token]
+        )
+        if (completed.rowCount === 0) throw new IdempotencyClaimLostError('the Idempotency-Key claim lapsed before the create committed')
+      }
+      return created
     })
   }
 

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import type { Int64, Pet, PetStatus, PlanName } from '@animal-store/contract'
-import type { ApiKeyRecord, KeyStore, NewPetRecord, PetPageQuery, PetStore, Storage } from '../types.ts'
+import { IdempotencyClaimLostError, type ApiKeyRecord, type IdempotencyCompletion, type IdempotencyStore, type KeyStore, type NewPetRecord, type PetPageQuery, type PetStore, type Storage } from '../types.ts'
+import { SqliteIdempotency } from './idempotency.ts'
 import { SQLITE_MIGRATIONS } from './migrations.ts'
 
 // node:sqlite refuses to read an integer beyond 2^53 as a number; rather than reading every
@@ -25,20 +26,39 @@ export interface SqliteOptions {
 }
 
 class SqlitePets implements PetStore {
+  readonly #db: DatabaseSync
+  readonly #complete: StatementSync
   readonly #insert: StatementSync
   readonly #get: StatementSync
   readonly #pageAll: StatementSync
   readonly #pageByStatus: StatementSync
 
   constructor(db: DatabaseSync) {
+    this.#db = db
+    this.#complete = db.prepare('UPDATE idempotency_keys SET status = ?, body = ?, location = ? WHERE api_key_id = ? AND idempotency_key = ? AND token = ? AND status IS NULL')
     this.#insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING ${PET_COLUMNS}`)
     this.#get = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id = ?`)
     this.#pageAll = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id > ? ORDER BY id LIMIT ?`)
     this.#pageByStatus = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`)
   }
 
-  async create(pet: NewPetRecord): Promise<Pet> {
-    return toPet(this.#insert.get(pet.name, pet.categoryId, pet.status) as unknown as PetRow)
+  async create(pet: NewPetRecord, idempotency?: IdempotencyCompletion): Promise<Pet> {
+    if (idempotency === undefined) return toPet(this.#insert.get(pet.name, pet.categoryId, pet.status) as unknown as PetRow)
+    // The pet and the response a retry will replay commit together, or neither does.
+    this.#db.exec('BEGIN IMMEDIATE')
+    try {
+      const created = toPet(this.#insert.get(pet.name, pet.categoryId, pet.status) as unknown as PetRow)
+      const response = idempotency.respond(created)
+      const { scope, token } = idempotency
+      if (this.#complete.run(response.status, response.body, response.location, scope.apiKeyId, scope.key, token).changes === 0) {
+        throw new IdempotencyClaimLostError('the Idempotency-Key claim lapsed before the create committed')
+      }
+      this.#db.exec('COMMIT')
+      return created
+    } catch (error) {
+      this.#db.exec('ROLLBACK')
+      throw error
+    }
   }
 
   async page({ status, afterId, limit }: PetPageQuery): Promise<Pet[]> {
@@ -124,6 +144,7 @@ export class SqliteStorage implements Storage {
   readonly db: DatabaseSync
   #pets: SqlitePets | undefined
   #keys: SqliteKeys | undefined
+  #idempotency: SqliteIdempotency | undefined
 
   constructor(path: string, options: SqliteOptions = {}) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
@@ -140,6 +161,11 @@ export class SqliteStorage implements Storage {
   get keys(): KeyStore {
     this.#keys ??= new SqliteKeys(this.db)
     return this.#keys
+  }
+
+  get idempotency(): IdempotencyStore {
+    this.#idempotency ??= new SqliteIdempotency(this.db)
+    return this.#idempotency
   }
 
   async migrate(): Promise<number> {

@@ -49,5 +49,23 @@ export const SQLITE_MIGRATIONS: Migration[] = [
         requested_at INTEGER NOT NULL
       ) STRICT;
     `
+  },
+  {
+    version: 3,
+    name: 'idempotency keys',
+    sql: `
+      CREATE TABLE idempotency_keys (
+        api_key_id TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        token TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        status INTEGER,
+        body TEXT,
+        location TEXT,
+        PRIMARY KEY (api_key_id, idempotency_key)
+      ) STRICT;
+      CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at);
+    `
   }
 ]

@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto'
+import { stringifyJson } from '@animal-store/contract'
+import type { Clock } from '../clock.ts'
+import type { IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../storage/types.ts'
+import { ApiError } from './api-error.ts'
+
+/** How long a completed response is replayed (DESIGN §3). */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+/** An unfinished claim older than this was abandoned (its process died): another request may take it over. */
+export const IDEMPOTENCY_STALE_CLAIM_MS = 60_000
+
+const KEY_SHAPE = /^[\x20-\x7E]{1,255}$/
+
+/** The Idempotency-Key header, checked; undefined when absent. */
+export function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined
+  if (Array.isArray(header) || !KEY_SHAPE.test(header)) {
+    throw new ApiError('validation_failed', 'Idempotency-Key must be 1 to 255 printable ASCII characters, sent once')
+  }
+  return header
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical)
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]))
+  }
+  return value
+}
+
+/** The same JSON value gives the same fingerprint, whatever its key order and white space. */
+export function fingerprintOf(body: unknown): string {
+  return createHash('sha256').update(stringifyJson(canonical(body))).digest('hex')
+}
+
+/** Claims an Idempotency-Key for a request, with the time rules of DESIGN §3. */
+export class IdempotencyService {
+  readonly #store: IdempotencyStore
+  readonly #clock: Clock
+
+  constructor(store: IdempotencyStore, clock: Clock) {
+    this.#store = store
+    this.#clock = clock
+  }
+
+  /** Returns the claim token, or throws the 409/422 the claim answers, or returns the stored response to replay. */
+  async claim(scope: IdempotencyScope, body: unknown): Promise<Extract<IdempotencyClaim, { state: 'claimed' | 'completed' }>> {
+    const now = this.#clock.now()
+    const fingerprint = fingerprintOf(body)
+    const claim = await this.#store.claim(scope, fingerprint, now, { expiredBefore: now - IDEMPOTENCY_TTL_MS, staleBefore: now - IDEMPOTENCY_STALE_CLAIM_MS })
+    if (claim.state !== 'claimed' && claim.fingerprint !== fingerprint) {
+      throw new ApiError('idempotency_key_reused', 'this Idempotency-Key was already used with a different body; use a new key for a different request')
+    }
+    if (claim.state === 'in_flight') {
+      throw new ApiError('idempotency_key_in_use', 'a request with this Idempotency-Key is still in flight; retry after it completes', { 'retry-after': '1' })
+    }
+    return claim
+  }
+
+  release(scope: IdempotencyScope, token: string): Promise<void> {
+    return this.#store.release(scope, token)
+  }
+
+  /** Forgets records past their 24 hours; returns how many. */
+  purgeExpired(): Promise<number> {
+    return this.#store.purge(this.#clock.now() - IDEMPOTENCY_TTL_MS)
+  }
+}
