@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
-import { createServer, connect, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { assertError } from './helpers/assertions.ts'
 import { startApp } from './helpers/app.ts'
 import { runCli, startServe } from './helpers/cli.ts'
 import { redisPrefix, redisUnavailable, TEST_REDIS_URL } from './helpers/redis.ts'
+import { TcpProxy } from './helpers/tcp-proxy.ts'
 import { freePort, tempDir } from './helpers/temp.ts'
 
 const START = new Date('2026-06-15T12:00:10Z')
@@ -13,33 +13,6 @@ const redisReason = await redisUnavailable()
 
 function dayRemaining(response: Response): number {
   return Number(/"day";r=(\d+)/.exec(response.headers.get('ratelimit') ?? '')![1])
-}
-
-/** A TCP proxy to Redis that the test can cut and restore, to play a Redis outage. */
-async function redisProxy(): Promise<{ url: string, cut(): Promise<void>, restore(): Promise<void> }> {
-  const target = new URL(TEST_REDIS_URL)
-  const port = await freePort()
-  const sockets = new Set<Socket>()
-  let server: Server | undefined
-  const open = () => new Promise<void>((resolve) => {
-    server = createServer((client) => {
-      const upstream = connect(Number(target.port || 6379), target.hostname)
-      sockets.add(client).add(upstream)
-      client.pipe(upstream).pipe(client)
-      const drop = () => { client.destroy(); upstream.destroy() }
-      client.on('error', drop).on('close', drop)
-      upstream.on('error', drop).on('close', drop)
-    })
-    server.listen(port, '127.0.0.1', resolve)
-  })
-  await open()
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    cut: async () => {
-      await new Promise<void>((resolve) => { server!.close(() => resolve()); for (const s of sockets) s.destroy(); sockets.clear() })
-    },
-    restore: open
-  }
 }
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
@@ -127,14 +100,15 @@ describe('rate limits: durability, administration, outages', () => {
   })
 
   test('redis: an outage falls back to per-instance limits, /readyz and /metrics say so, and Redis is used again when it returns', { skip: redisReason ?? false }, async (t) => {
-    const proxy = await redisProxy()
-    t.after(() => proxy.cut())
-    const app = await startApp(t, { now: START, env: { REDIS_URL: proxy.url, REDIS_KEY_PREFIX: redisPrefix(t) } })
+    const target = new URL(TEST_REDIS_URL)
+    const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 6379) })
+    t.after(() => proxy.down())
+    const app = await startApp(t, { now: START, env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_KEY_PREFIX: redisPrefix(t) } })
     const key = await app.key({ plan: 'free' })
     for (let i = 0; i < 10; i++) assert.equal((await app.fetch('/v1/pets', { key })).status, 200)
     assert.deepEqual(((await (await app.fetch('/readyz', { key: null })).json()) as { checks: unknown }).checks, { database: 'ok', redis: 'ok' })
 
-    await proxy.cut()
+    await proxy.down()
     const during = await app.fetch('/v1/pets', { key })
     assert.equal(during.status, 200, 'the service keeps answering')
     assert.ok(during.headers.get('x-ratelimit-remaining') !== null)
@@ -148,7 +122,7 @@ describe('rate limits: durability, administration, outages', () => {
     for (let i = 0; i < 59; i++) await app.fetch('/v1/pets', { key })
     assert.equal((await app.fetch('/v1/pets', { key })).status, 429)
 
-    await proxy.restore()
+    await proxy.up()
     let sinceReturn = 0
     await until('redis to be used again', async () => {
       await app.fetch('/v1/pets', { key })
