@@ -1,0 +1,194 @@
+// The results of a run: raw measurements, their summaries (medians with spread, ratios to the
+// ceiling and to the naive baseline of the same round) and the issue's targets as verdicts.
+import { spread, type Spread } from './stats.ts'
+import type { Role, TargetId } from './targets.ts'
+import { WORKLOADS, type WorkloadId } from './workloads.ts'
+
+export interface Measurement {
+  pets: number
+  round: number
+  workload: WorkloadId
+  target: TargetId
+  rps: number
+  p50Ms: number
+  p90Ms: number
+  p99Ms: number
+  maxMs: number
+  requests: number
+  /** Socket errors, timeouts and non-2xx answers: a measurement with any is not trusted. */
+  errors: number
+  non2xx: number
+  /** Highest RSS of the server sampled while the load ran, MiB. */
+  rssPeakMb: number
+}
+
+export interface Summary {
+  pets: number
+  workload: WorkloadId
+  target: TargetId
+  rounds: number
+  errors: number
+  rps: Spread
+  p50Ms: Spread
+  p99Ms: Spread
+  rssPeakMb: Spread
+  /** Per-round ratio to the ceiling of the same round and workload, then its spread. */
+  vsCeiling: { rps?: Spread, p50Ms?: Spread, p99Ms?: Spread, rssPeakMb?: Spread }
+  /** Per-round ratio of req/s to the naive baseline. */
+  vsNaive: { rps?: Spread }
+}
+
+export interface ScaleComparison {
+  workload: WorkloadId
+  target: TargetId
+  small: number
+  large: number
+  /** Median req/s at the small store over median req/s at the large one: > 1 means slower when larger. */
+  rpsSlowdown: number
+  p50Growth: number
+  p99Growth: number
+}
+
+export interface TargetInfo {
+  id: TargetId
+  role: Role
+  label: string
+  skipped?: string
+  /** VmHWM of the server process at the end of each scale, MiB. */
+  hwmMb: Record<string, number>
+  /** Whether the answers carried X-RateLimit-* headers (the limiter ran). */
+  rateLimitHeaders?: boolean
+  seedMs: Record<string, number>
+}
+
+export interface Startup {
+  target: TargetId
+  pets: number
+  ms: Spread
+  runs: number[]
+}
+
+export interface Verdict {
+  ok: boolean
+  target: TargetId
+  check: string
+  detail: string
+}
+
+const RATIO_KEYS = ['rps', 'p50Ms', 'p99Ms', 'rssPeakMb'] as const
+
+function ratios(mine: Measurement[], others: Measurement[], key: (typeof RATIO_KEYS)[number]): Spread | undefined {
+  const values: number[] = []
+  for (const m of mine) {
+    const other = others.find((o) => o.round === m.round)
+    if (other !== undefined && other[key] > 0) values.push(m[key] / other[key])
+  }
+  return spread(values)
+}
+
+export function summarize(measurements: Measurement[]): Summary[] {
+  const summaries: Summary[] = []
+  const keys = new Set(measurements.map((m) => `${m.pets}|${m.workload}|${m.target}`))
+  for (const key of keys) {
+    const [petsText, workload, target] = key.split('|') as [string, WorkloadId, TargetId]
+    const pets = Number(petsText)
+    const of = (t: TargetId) => measurements.filter((m) => m.pets === pets && m.workload === workload && m.target === t)
+    const mine = of(target)
+    const ceiling = of('ceiling')
+    const naive = of('naive')
+    const vsCeiling: Summary['vsCeiling'] = {}
+    if (target !== 'ceiling') for (const k of RATIO_KEYS) vsCeiling[k] = ratios(mine, ceiling, k)
+    summaries.push({
+      pets,
+      workload,
+      target,
+      rounds: mine.length,
+      errors: mine.reduce((sum, m) => sum + m.errors, 0),
+      rps: spread(mine.map((m) => m.rps))!,
+      p50Ms: spread(mine.map((m) => m.p50Ms))!,
+      p99Ms: spread(mine.map((m) => m.p99Ms))!,
+      rssPeakMb: spread(mine.map((m) => m.rssPeakMb))!,
+      vsCeiling,
+      vsNaive: target === 'naive' || target === 'ceiling' ? {} : { rps: ratios(mine, naive, 'rps') }
+    })
+  }
+  return summaries
+}
+
+export function compareScales(summaries: Summary[]): ScaleComparison[] {
+  const scales = [...new Set(summaries.map((s) => s.pets))].sort((a, b) => a - b)
+  if (scales.length < 2) return []
+  const small = scales[0]!
+  const large = scales[scales.length - 1]!
+  const out: ScaleComparison[] = []
+  for (const s of summaries.filter((x) => x.pets === small)) {
+    const l = summaries.find((x) => x.pets === large && x.workload === s.workload && x.target === s.target)
+    if (l === undefined) continue
+    out.push({ workload: s.workload, target: s.target, small, large, rpsSlowdown: s.rps.median / l.rps.median, p50Growth: l.p50Ms.median / s.p50Ms.median, p99Growth: l.p99Ms.median / s.p99Ms.median })
+  }
+  return out
+}
+
+/** The limits issue 7 sets, as ratios measured in the same run. */
+export const TARGET_LIMITS = {
+  listVsCeiling: 0.5,
+  getVsCeiling: 0.5,
+  createVsCeiling: 0.35,
+  p99VsCeiling: 3,
+  vsNaive: 4,
+  largeStoreSlowdown: 1.2,
+  rssMb: 200,
+  startupMs: 1000
+}
+
+const x = (n: number | undefined) => (n === undefined ? 'n/a' : `${n.toFixed(2)}×`)
+
+export function verdicts(options: { summaries: Summary[], scales: ScaleComparison[], targets: TargetInfo[], startups: Startup[], connections: number }): Verdict[] {
+  const { summaries, scales, targets, startups, connections } = options
+  const out: Verdict[] = []
+  const L = TARGET_LIMITS
+  const services = targets.filter((t) => t.role === 'service' && t.skipped === undefined)
+  const petsList = [...new Set(summaries.map((s) => s.pets))].sort((a, b) => a - b)
+  const operationOf = (w: WorkloadId) => WORKLOADS.find((x) => x.id === w)!.operation
+  for (const target of services) {
+    for (const pets of petsList) {
+      const mine = summaries.filter((s) => s.target === target.id && s.pets === pets)
+      if (mine.length === 0) continue
+      const at = `${pets.toLocaleString('en-US')} pets`
+      const check = (name: string, rows: Summary[], value: (s: Summary) => number | undefined, pass: (v: number) => boolean) => {
+        if (rows.length === 0) return
+        const values = rows.map((s) => ({ s, v: value(s) }))
+        const ok = values.every(({ v }) => v !== undefined && pass(v)) && rows.every((s) => s.errors === 0)
+        const detail = values.map(({ s, v }) => `${s.workload} ${x(v)}${s.errors > 0 ? ' (errors!)' : ''}`).join(', ')
+        out.push({ ok, target: target.id, check: `${name} @ ${at}`, detail })
+      }
+      check(`list ≥ ${L.listVsCeiling}× ceiling req/s`, mine.filter((s) => operationOf(s.workload) === 'list'), (s) => s.vsCeiling.rps?.median, (v) => v >= L.listVsCeiling)
+      check(`get ≥ ${L.getVsCeiling}× ceiling req/s`, mine.filter((s) => operationOf(s.workload) === 'get'), (s) => s.vsCeiling.rps?.median, (v) => v >= L.getVsCeiling)
+      check(`durable create ≥ ${L.createVsCeiling}× write ceiling req/s`, mine.filter((s) => operationOf(s.workload) === 'create'), (s) => s.vsCeiling.rps?.median, (v) => v >= L.createVsCeiling)
+      check(`p99 ≤ ${L.p99VsCeiling}× ceiling p99 at ${connections} connections`, mine, (s) => s.vsCeiling.p99Ms?.median, (v) => v <= L.p99VsCeiling)
+      check(`req/s ≥ ${L.vsNaive}× naive baseline`, mine, (s) => s.vsNaive.rps?.median, (v) => v >= L.vsNaive)
+    }
+    const flat = scales.filter((c) => c.target === target.id)
+    if (flat.length > 0) {
+      const ok = flat.every((c) => c.rpsSlowdown <= L.largeStoreSlowdown)
+      const c0 = flat[0]!
+      out.push({
+        ok,
+        target: target.id,
+        check: `${c0.large.toLocaleString('en-US')} pets within ${L.largeStoreSlowdown}× of ${c0.small.toLocaleString('en-US')} (req/s)`,
+        detail: flat.map((c) => `${c.workload} ${x(c.rpsSlowdown)}`).join(', ')
+      })
+    }
+    const peaks = Object.entries(target.hwmMb)
+    const sampled = summaries.filter((s) => s.target === target.id).map((s) => s.rssPeakMb.max)
+    const peak = Math.max(...peaks.map(([, v]) => v), ...sampled)
+    if (Number.isFinite(peak)) {
+      out.push({ ok: peak <= L.rssMb, target: target.id, check: `peak RSS ≤ ${L.rssMb} MB`, detail: `${peak.toFixed(0)} MB (${peaks.map(([pets, v]) => `VmHWM ${v.toFixed(0)} MB @ ${Number(pets).toLocaleString('en-US')} pets`).join(', ')})` })
+    }
+    const largest = startups.filter((s) => s.target === target.id).sort((a, b) => b.pets - a.pets)[0]
+    if (largest !== undefined) {
+      out.push({ ok: largest.ms.median <= L.startupMs, target: target.id, check: `start-up to first served request ≤ ${L.startupMs} ms @ ${largest.pets.toLocaleString('en-US')} pets`, detail: `${largest.ms.median.toFixed(0)} ms median (${largest.ms.min.toFixed(0)}–${largest.ms.max.toFixed(0)})` })
+    }
+  }
+  return out
+}

@@ -1,0 +1,80 @@
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { runCommand, type Core } from './processes.ts'
+
+const SCRIPT = fileURLToPath(new URL('../wrk/workload.lua', import.meta.url))
+
+/** What one load run measured. Latencies in milliseconds. */
+export interface LoadResult {
+  requests: number
+  seconds: number
+  rps: number
+  p50Ms: number
+  p90Ms: number
+  p99Ms: number
+  maxMs: number
+  /** Connect, read, write and timeout errors, plus answers that were not 2xx/3xx. */
+  errors: number
+  non2xx: number
+}
+
+/** How the load generator builds its requests (see wrk/workload.lua). */
+export type RequestPlan =
+  | { mode: 'static', method: 'GET' | 'POST', path: string, body?: string }
+  | { mode: 'paths', pathsFile: string }
+  | { mode: 'random-id', prefix: string, maxId: number }
+
+/** The installed wrk's version line, or undefined when wrk is missing. */
+export function wrkVersion(): string | undefined {
+  const result = spawnSync('wrk', ['--version'], { encoding: 'utf8' })
+  if (result.error !== undefined) return undefined
+  return `${result.stdout}${result.stderr}`.split('\n')[0]?.replace(/\s*Copyright.*$/, '').trim()
+}
+
+interface WrkLine {
+  requests: number
+  durationUs: number
+  connectErrors: number
+  readErrors: number
+  writeErrors: number
+  statusErrors: number
+  timeouts: number
+  p50Us: number
+  p90Us: number
+  p99Us: number
+  maxUs: number
+}
+
+/** Runs wrk (one thread, `connections` keep-alive connections) against `origin` for `seconds`. */
+export async function runWrk(origin: string, plan: RequestPlan, options: { key: string, seconds: number, connections: number, core: Core }): Promise<LoadResult> {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, BENCH_KEY: options.key, BENCH_MODE: plan.mode }
+  let url = `${origin}/`
+  if (plan.mode === 'static') {
+    url = `${origin}${plan.path}`
+    env.BENCH_METHOD = plan.method
+    if (plan.body !== undefined) env.BENCH_BODY = plan.body
+  } else if (plan.mode === 'paths') {
+    env.BENCH_PATHS_FILE = plan.pathsFile
+  } else {
+    env.BENCH_ID_PREFIX = plan.prefix
+    env.BENCH_ID_MAX = String(plan.maxId)
+  }
+  const wrkArgs = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', SCRIPT, url]
+  const [command, args] = options.core === undefined ? ['wrk', wrkArgs] : ['taskset', ['-c', String(options.core), 'wrk', ...wrkArgs]]
+  const run = await runCommand(command, args, { env, timeoutMs: (options.seconds + 30) * 1000 })
+  const line = /^BENCH_RESULT (\{.*\})$/m.exec(run.stdout)?.[1]
+  if (run.code !== 0 || line === undefined) throw new Error(`wrk failed (${run.code}): ${`${run.stdout}\n${run.stderr}`.trim().slice(-800)}`)
+  const r = JSON.parse(line) as WrkLine
+  const seconds = r.durationUs / 1e6
+  return {
+    requests: r.requests,
+    seconds,
+    rps: r.requests / seconds,
+    p50Ms: r.p50Us / 1000,
+    p90Ms: r.p90Us / 1000,
+    p99Ms: r.p99Us / 1000,
+    maxMs: r.maxUs / 1000,
+    errors: r.connectErrors + r.readErrors + r.writeErrors + r.timeouts + r.statusErrors,
+    non2xx: r.statusErrors
+  }
+}

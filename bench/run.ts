@@ -1,0 +1,447 @@
+// `npm run bench`: the ceiling, the naive baseline and the service side by side, in one session.
+// Servers run on core 0 and the load generator (wrk) with this harness on core 1; targets are
+// interleaved within every round, so each ratio compares measurements taken seconds apart.
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { availableParallelism, cpus, loadavg, release, tmpdir, totalmem } from 'node:os'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { call, collectPages, freePort, waitFor200 } from './lib/http.ts'
+import { canPin, killAllChildren, pinSelf, startChild, stopChild, type Child, type Core } from './lib/processes.ts'
+import { renderMarkdown, renderText, type Report } from './lib/report.ts'
+import { compareScales, summarize, verdicts, type Measurement, type Startup, type TargetInfo } from './lib/results.ts'
+import { readMemory, RssSampler } from './lib/rss.ts'
+import { spread } from './lib/stats.ts'
+import { TARGETS, TargetUnavailable, type SetupContext, type Store, type Target, type TargetId } from './lib/targets.ts'
+import { CREATE_BODY, LIST_PATH, LIST_STATUS_PATH, PAGES, requestPlan, WORKLOADS, type Workload } from './lib/workloads.ts'
+import { runWrk, wrkVersion } from './lib/wrk.ts'
+
+const HELP = `Usage: npm run bench -- [options]
+
+Runs the ceiling (raw node:http), the naive baseline (Express + better-sqlite3) and the service
+(embedded SQLite; PostgreSQL + Redis when reachable) under the same workloads, interleaved over
+several rounds, on stores of 1,000 and 1,000,000 pets; prints the side-by-side table and the
+targets of issue 7 as PASS/FAIL lines, and writes JSON + Markdown to bench/results/.
+
+Options:
+  --rounds N          rounds per store size (default 3)
+  --duration S        seconds of load per target, workload and round (default 10)
+  --warmup S          seconds of unrecorded load per target and workload before round 1 (default 2)
+  --connections N     keep-alive connections of the load generator (default 50)
+  --scales A,B        store sizes in pets (default 1000,1000000)
+  --targets LIST      of ${TARGETS.map((t) => t.id).join(',')} (default all; the ceiling always runs)
+  --workloads LIST    of ${WORKLOADS.map((w) => w.id).join(',')} (default all)
+  --startup-runs N    start-up measurements per service target and store size (default: rounds)
+  --quick             a smoke run: 1 round of 3 s, 1 s warm-up; results labelled "smoke run"
+  --naive-sync MODE   SQLite synchronous of the naive baseline: FULL (fsync every commit, as the
+                      service does) or NORMAL (default: better-sqlite3's own default under WAL)
+  --profile           run the service with --cpu-prof; profiles go to bench/results/tmp/profiles/
+  --no-pin            do not pin server and load generator to separate cores
+  --pg-url URL        PostgreSQL (default $BENCH_PG_URL or postgres://postgres@127.0.0.1:5432/test)
+  --redis-url URL     Redis (default $BENCH_REDIS_URL or redis://127.0.0.1:6379)
+  --out DIR           where results are written (default bench/results)
+  -h, --help          this text
+
+Needs wrk (Debian/Ubuntu: sudo apt-get install -y wrk) and taskset (util-linux).
+`
+
+const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url))
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+function fail(message: string): never {
+  process.stderr.write(`bench: ${message}\n`)
+  process.exit(2)
+}
+
+function positiveInt(flag: string, raw: string | undefined, fallback: number, min = 1): number {
+  if (raw === undefined) return fallback
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < min) fail(`--${flag} must be a whole number of at least ${min} (got ${JSON.stringify(raw)})`)
+  return Number(raw)
+}
+
+function list<T extends string>(flag: string, raw: string | undefined, known: readonly T[]): T[] {
+  if (raw === undefined) return [...known]
+  const items = raw.split(',').map((s) => s.trim()).filter((s) => s !== '')
+  const unknown = items.filter((s) => !(known as readonly string[]).includes(s))
+  if (unknown.length > 0 || items.length === 0) fail(`--${flag}: unknown ${unknown.join(', ') || '(empty)'}; expected some of ${known.join(', ')}`)
+  return items as T[]
+}
+
+function parseOptions() {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: process.argv.slice(2),
+      strict: true,
+      options: {
+        rounds: { type: 'string' },
+        duration: { type: 'string' },
+        warmup: { type: 'string' },
+        connections: { type: 'string' },
+        scales: { type: 'string' },
+        targets: { type: 'string' },
+        workloads: { type: 'string' },
+        'startup-runs': { type: 'string' },
+        quick: { type: 'boolean' },
+        profile: { type: 'boolean' },
+        'naive-sync': { type: 'string' },
+        'no-pin': { type: 'boolean' },
+        'pg-url': { type: 'string' },
+        'redis-url': { type: 'string' },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h' }
+      }
+    }).values
+  } catch (error) {
+    fail(`${(error as Error).message} (see --help)`)
+  }
+  if (parsed.help === true) {
+    process.stdout.write(HELP)
+    process.exit(0)
+  }
+  const quick = parsed.quick === true
+  const rounds = positiveInt('rounds', parsed.rounds, quick ? 1 : 3)
+  const scales = parsed.scales === undefined ? [1000, 1_000_000] : parsed.scales.split(',').map((s) => positiveInt('scales', s.trim(), 0, PAGES * 20))
+  const naiveSync = parsed['naive-sync']?.toUpperCase()
+  if (naiveSync !== undefined && naiveSync !== 'FULL' && naiveSync !== 'NORMAL') fail(`--naive-sync must be FULL or NORMAL (got ${JSON.stringify(parsed['naive-sync'])})`)
+  const targets = list('targets', parsed.targets, TARGETS.map((t) => t.id))
+  if (!targets.includes('ceiling')) targets.unshift('ceiling')
+  return {
+    quick,
+    rounds,
+    durationS: positiveInt('duration', parsed.duration, quick ? 3 : 10),
+    warmupS: positiveInt('warmup', parsed.warmup, quick ? 1 : 2, 0),
+    connections: positiveInt('connections', parsed.connections, 50),
+    scales: [...new Set(scales)].sort((a, b) => a - b),
+    targets,
+    workloads: list('workloads', parsed.workloads, WORKLOADS.map((w) => w.id)),
+    startupRuns: positiveInt('startup-runs', parsed['startup-runs'], rounds),
+    profile: parsed.profile === true,
+    naiveSynchronous: naiveSync as 'FULL' | 'NORMAL' | undefined,
+    pin: parsed['no-pin'] !== true,
+    pgUrl: parsed['pg-url'] ?? process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    redisUrl: parsed['redis-url'] ?? process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    outDir: parsed.out ?? join(BENCH_DIR, 'results')
+  }
+}
+
+// ---- clean-up on any exit ------------------------------------------------------------------
+
+const cleanups: Array<() => Promise<void>> = []
+const servers = new Set<Child>()
+let cleaning: Promise<void> | undefined
+
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    await Promise.all([...servers].map((s) => stopChild(s, 3000)))
+    for (const cleanup of cleanups.reverse()) {
+      await Promise.race([cleanup().catch((error: unknown) => log(`clean-up failed: ${(error as Error).message}`)), new Promise((resolve) => setTimeout(resolve, 15_000))])
+    }
+  })()
+  return cleaning
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  if (cleaning !== undefined) {
+    killAllChildren()
+    process.exit(130)
+  }
+  log(`\nbench: ${signal}: stopping servers and cleaning up (again to kill at once)`)
+  void cleanUp().finally(() => process.exit(130))
+}
+process.on('SIGINT', onSignal)
+process.on('SIGTERM', onSignal)
+process.on('exit', killAllChildren)
+
+// ---- machine -------------------------------------------------------------------------------
+
+function machine(wrk: string) {
+  const cpuinfo = (() => {
+    try {
+      return readFileSync('/proc/cpuinfo', 'utf8')
+    } catch {
+      return ''
+    }
+  })()
+  return {
+    cpuModel: /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? 'unknown',
+    nproc: availableParallelism(),
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    kernel: release(),
+    node: process.version,
+    loadGenerator: wrk,
+    loadAverageAtStart: loadavg().map((n) => n.toFixed(2)).join(' ')
+  }
+}
+
+// ---- one target's server -------------------------------------------------------------------
+
+interface Running {
+  target: Target
+  store: Store
+  child: Child
+  origin: string
+  pagesFile: string
+}
+
+async function startServer(target: Target, store: Store, core: Core, nodeFlags: string[]): Promise<{ child: Child, origin: string }> {
+  const port = await freePort()
+  const env = { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ...store.env }
+  const child = startChild(target.id, process.execPath, [...nodeFlags, ...target.entry], { core, env, cwd: ROOT })
+  servers.add(child)
+  void child.exited.then(() => servers.delete(child))
+  return { child, origin: `http://127.0.0.1:${port}` }
+}
+
+async function stopServer(child: Child): Promise<void> {
+  const code = await stopChild(child, 15_000)
+  servers.delete(child)
+  if (code !== 0 && code !== 'SIGTERM') log(`  (${child.name} exited with ${code}: ${child.output().trim().slice(-300)})`)
+}
+
+/** Spawn to the first authenticated `GET /v1/pets` answered 200, in ms. */
+async function measureStartup(target: Target, store: Store, core: Core): Promise<number> {
+  const started = performance.now()
+  const { child, origin } = await startServer(target, store, core, [])
+  try {
+    const servedAt = await waitFor200(origin, LIST_PATH, store.key, { timeoutMs: 60_000, intervalMs: 5, exited: child.exited })
+    return servedAt - started
+  } catch (error) {
+    throw new Error(`${target.id} did not start: ${(error as Error).message}\n${child.output().trim().slice(-1000)}`, { cause: error })
+  } finally {
+    await stopServer(child)
+  }
+}
+
+/** One request of each workload, checked, before any load: a broken target must not be "fast". */
+async function sanityCheck(running: Running, paths: string[]): Promise<{ rateLimitHeaders: boolean }> {
+  const { origin, store, target } = running
+  const expect = async (path: string, method: 'GET' | 'POST', status: number, check: (body: unknown) => boolean) => {
+    const answer = await call(origin, path, store.key, method === 'POST' ? { method, body: CREATE_BODY } : {})
+    let body: unknown
+    try {
+      body = JSON.parse(answer.body)
+    } catch {
+      body = undefined
+    }
+    if (answer.status !== status || !check(body)) throw new Error(`${target.id}: ${method} ${path} answered ${answer.status} ${answer.body.slice(0, 300)}`)
+    return answer
+  }
+  const isPage = (body: unknown) => Array.isArray(body) && body.length === 20
+  const first = await expect(LIST_PATH, 'GET', 200, isPage)
+  await expect(LIST_STATUS_PATH, 'GET', 200, (b) => isPage(b) && (target.role === 'ceiling' || (b as Array<{ status: string }>).every((p) => p.status === 'available')))
+  await expect(paths[paths.length - 1]!, 'GET', 200, Array.isArray)
+  await expect(`/v1/pets/${store.maxId}`, 'GET', 200, (b) => typeof b === 'object' && b !== null && (target.role === 'ceiling' || String((b as { id: unknown }).id) === String(store.maxId)))
+  await expect('/v1/pets', 'POST', 201, (b) => typeof b === 'object' && b !== null && 'id' in b)
+  await store.trim()
+  return { rateLimitHeaders: first.headers.has('x-ratelimit-limit') }
+}
+
+// ---- the run -------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const options = parseOptions()
+  const wrk = wrkVersion()
+  if (wrk === undefined) {
+    fail('wrk is not installed. Install it (Debian/Ubuntu: sudo apt-get install -y wrk; macOS: brew install wrk) and run again.')
+  }
+  const info = machine(wrk)
+  const pin = options.pin && info.nproc >= 2 && canPin()
+  if (options.pin && !pin) log(`bench: WARNING: cannot pin (${info.nproc < 2 ? `only ${info.nproc} CPU` : 'taskset missing'}): server and load generator share the CPUs, ratios are less meaningful`)
+  const serverCore: Core = pin ? 0 : undefined
+  const loadCore: Core = pin ? 1 : undefined
+  pinSelf(loadCore)
+
+  const runId = `${Date.now().toString(36)}${process.pid.toString(36)}`
+  const startedAt = new Date()
+  const workloads = WORKLOADS.filter((w) => options.workloads.includes(w.id))
+  const selected = TARGETS.filter((t) => options.targets.includes(t.id))
+  const infos = new Map<TargetId, TargetInfo>(selected.map((t) => [t.id, { id: t.id, role: t.role, label: t.label, hwmMb: {}, seedMs: {} }]))
+  const baseContext = { runId, pgUrl: options.pgUrl, redisUrl: options.redisUrl, naiveSynchronous: options.naiveSynchronous, defer: (cleanup: () => Promise<void>) => { cleanups.push(cleanup) } }
+  for (const target of selected) {
+    const reason = await target.unavailable({ ...baseContext, dir: '' })
+    if (reason !== undefined) {
+      infos.get(target.id)!.skipped = reason
+      log(`bench: SKIPPING ${target.id}: ${reason}`)
+    }
+  }
+  const profileDir = join(options.outDir, 'tmp', 'profiles')
+  if (options.profile) mkdirSync(profileDir, { recursive: true })
+
+  log(`bench: ${options.quick ? 'SMOKE RUN (--quick), not a measurement: ' : ''}${options.rounds} round(s) × ${options.durationS} s per target and workload, ${options.connections} connections, ` +
+    `stores of ${options.scales.map((n) => n.toLocaleString('en-US')).join(' and ')} pets; servers on ${pin ? 'core 0' : 'any core'}, wrk on ${pin ? 'core 1' : 'any core'}`)
+  log(`bench: ${info.cpuModel}, ${info.nproc} CPUs, ${info.node}, ${wrk}, load average ${info.loadAverageAtStart}`)
+
+  const measurements: Measurement[] = []
+  const startups: Startup[] = []
+
+  for (const pets of options.scales) {
+    const scale = pets.toLocaleString('en-US')
+    const dir = mkdtempSync(join(tmpdir(), 'animal-store-bench-'))
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }))
+    const context: SetupContext = { ...baseContext, dir }
+
+    // Stores, seeded through the storage layer.
+    const stores = new Map<TargetId, Store>()
+    for (const target of selected) {
+      const info = infos.get(target.id)!
+      if (info.skipped !== undefined) continue
+      try {
+        const store = await target.setup(context, pets)
+        cleanups.push(() => store.dispose())
+        stores.set(target.id, store)
+        info.seedMs[pets] = store.seedMs
+        if (target.id !== 'ceiling') log(`[${scale}] ${target.id}: seeded ${scale} pets in ${(store.seedMs / 1000).toFixed(2)} s`)
+      } catch (error) {
+        // The PostgreSQL backend is optional here; anything else failing to set up is a harness error.
+        if (error instanceof TargetUnavailable || target.id === 'service-pg') {
+          info.skipped = (error as Error).message.split('\n')[0]
+          log(`bench: SKIPPING ${target.id}: ${info.skipped}`)
+          continue
+        }
+        throw error
+      }
+    }
+    const active = selected.filter((t) => stores.has(t.id))
+
+    // Start-up to a first served request, before the long-running servers start.
+    for (const target of active.filter((t) => t.role === 'service')) {
+      const runs: number[] = []
+      for (let i = 0; i < options.startupRuns; i++) runs.push(await measureStartup(target, stores.get(target.id)!, serverCore))
+      startups.push({ target: target.id, pets, ms: spread(runs)!, runs })
+      log(`[${scale}] ${target.id}: start-up to first served request ${runs.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}`)
+    }
+
+    // Servers, checked, then warmed up.
+    const running: Running[] = []
+    for (const target of active) {
+      const store = stores.get(target.id)!
+      const flags = options.profile && target.role === 'service' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${target.id}-${pets}-${runId}.cpuprofile`] : []
+      const { child, origin } = await startServer(target, store, serverCore, flags)
+      try {
+        await waitFor200(origin, LIST_PATH, store.key, { timeoutMs: 60_000, intervalMs: 20, exited: child.exited })
+      } catch (error) {
+        throw new Error(`${target.id} did not start: ${(error as Error).message}\n${child.output().trim().slice(-1000)}`, { cause: error })
+      }
+      const { paths, followed } = await collectPages(origin, LIST_PATH, store.key, PAGES)
+      if (target.role !== 'ceiling' && followed < PAGES - 1) log(`[${scale}] ${target.id}: only ${followed + 1} pages exist; page50 cycles through them`)
+      const pagesFile = join(dir, `${target.id}.pages`)
+      writeFileSync(pagesFile, `${paths.join('\n')}\n`)
+      const entry = { target, store, child, origin, pagesFile }
+      const { rateLimitHeaders } = await sanityCheck(entry, paths)
+      if (target.role === 'service') {
+        infos.get(target.id)!.rateLimitHeaders = rateLimitHeaders
+        if (!rateLimitHeaders) log(`[${scale}] ${target.id}: WARNING: no X-RateLimit-* headers: the rate limiter does not seem to run`)
+      }
+      running.push(entry)
+    }
+
+    const load = (r: Running, workload: Workload, seconds: number) =>
+      runWrk(r.origin, requestPlan(workload.id, { maxId: r.store.maxId, pagesFile: r.pagesFile }), { key: r.store.key, seconds, connections: options.connections, core: loadCore })
+
+    // A server that dies under load is reported with its last output and dropped from the run;
+    // the other targets carry on. wrk failing against a live server is a harness error.
+    const alive = (r: Running) => r.child.process.exitCode === null && r.child.process.signalCode === null
+    const survived = async <T>(r: Running, what: string, work: () => Promise<T>): Promise<T | undefined> => {
+      try {
+        const result = await work()
+        if (alive(r)) return result
+      } catch (error) {
+        if (alive(r)) throw error
+      }
+      const code = await r.child.exited
+      const reason = `its server exited (${code}) during ${what} with ${scale} pets; last output: ${r.child.output().trim().split('\n').slice(-5).join(' | ').slice(-600) || '(none)'}`
+      infos.get(r.target.id)!.skipped = reason
+      log(`[${scale}] ${r.target.id}: DROPPED: ${reason}`)
+      running.splice(running.indexOf(r), 1)
+      return undefined
+    }
+
+    if (options.warmupS > 0) {
+      log(`[${scale}] warming up: ${options.warmupS} s per target and workload`)
+      for (const workload of workloads) {
+        for (const r of [...running]) {
+          await survived(r, `the ${workload.id} warm-up`, () => load(r, workload, options.warmupS))
+          if (workload.id === 'create' && running.includes(r)) await r.store.trim()
+        }
+      }
+    }
+
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const workload of workloads) {
+        // A different target goes first in every round.
+        const order = running.map((_, i) => running[(i + round - 1) % running.length]!)
+        for (const r of order) {
+          if (!running.includes(r)) continue
+          const sampler = new RssSampler(r.child.pid)
+          let rssPeakMb = 0
+          const result = await survived(r, `${workload.id} round ${round}`, () => load(r, workload, options.durationS)).finally(() => { rssPeakMb = sampler.stop() })
+          if (result === undefined) continue
+          if (workload.id === 'create') await r.store.trim()
+          measurements.push({ pets, round, workload: workload.id, target: r.target.id, rssPeakMb, ...pick(result) })
+          log(`[${scale} r${round}] ${workload.id.padEnd(11)} ${r.target.id.padEnd(14)} ${Math.round(result.rps).toLocaleString('en-US').padStart(7)} req/s  ` +
+            `p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  RSS ${rssPeakMb.toFixed(0)} MB${result.errors > 0 ? `  ERRORS ${result.errors} (${result.non2xx} non-2xx)` : ''}`)
+        }
+      }
+    }
+
+    for (const r of running) {
+      const memory = readMemory(r.child.pid)
+      if (memory !== undefined) infos.get(r.target.id)!.hwmMb[pets] = memory.hwmKb / 1024
+      await stopServer(r.child)
+    }
+  }
+
+  // ---- results ----
+  const summaries = summarize(measurements)
+  const scales = compareScales(summaries)
+  const targets = [...infos.values()]
+  const checks = verdicts({ summaries, scales, targets, startups, connections: options.connections })
+  const kind = options.quick ? 'smoke' : 'full'
+  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`
+  const notes = [
+    'Ratios are per round (the target against the ceiling or the naive baseline measured seconds apart in the same round), then the median over rounds. ×ceil for p50/p99/RSS above 1 means slower or bigger than the ceiling.',
+    `The write workload's pets are deleted after each run of it, so every run sees the seeded store. RSS is the highest VmRSS sampled every 100 ms during the run; the PASS line for RSS also counts VmHWM over the server's whole life.`,
+    `wrk measures latency from the moment it sends a request (closed loop, ${options.connections} connections): a stalled server shows as fewer requests more than as a higher p99.`,
+    `The naive baseline commits with synchronous=${options.naiveSynchronous ?? 'NORMAL (better-sqlite3 default under WAL: no fsync per commit)'}; the service's embedded store commits with synchronous=FULL (an fsync per commit).`,
+    'PostgreSQL and Redis, when used, are not pinned: they share both cores with the server and the load generator.'
+  ]
+  if (targets.some((t) => t.rateLimitHeaders === false)) notes.push('WARNING: a service target answered without X-RateLimit-* headers: its rate limiter did not run.')
+  if (measurements.some((m) => m.errors > 0)) notes.push('(!) marks a target with socket errors, timeouts or non-2xx answers in some run: its figures are not trustworthy.')
+  const report: Report = {
+    title: options.quick ? 'Animal Store benchmark: SMOKE RUN (--quick), not a measurement' : 'Animal Store benchmark',
+    preamble: [
+      `Command: \`${command}\` (${startedAt.toISOString()})`,
+      `Machine: ${info.cpuModel}, ${info.nproc} CPUs, ${info.memoryGb} GiB, Linux ${info.kernel}, Node ${info.node}, ${wrk}; load average at start ${info.loadAverageAtStart}, at end ${loadavg().map((n) => n.toFixed(2)).join(' ')}`,
+      `Layout: ${pin ? 'every server pinned to core 0 (taskset -c 0), wrk and the harness to core 1' : 'NOT pinned'}; ${options.rounds} round(s) × ${options.durationS} s per target and workload after ${options.warmupS} s warm-up; ${options.connections} connections, 1 wrk thread`
+    ],
+    targets,
+    summaries,
+    scales,
+    startups,
+    verdicts: checks,
+    notes
+  }
+  const textReport = renderText(report)
+  process.stdout.write(`\n${textReport}`)
+  mkdirSync(options.outDir, { recursive: true })
+  const jsonPath = join(options.outDir, `${kind}.json`)
+  const mdPath = join(options.outDir, `${kind}.md`)
+  writeFileSync(jsonPath, `${JSON.stringify({ kind, title: report.title, command, startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), machine: info, settings: { ...options, pinned: pin, outDir: undefined }, workloads, targets, measurements, summaries, scales, startups, verdicts: checks, notes }, null, 2)}\n`)
+  writeFileSync(mdPath, renderMarkdown(report))
+  log(`\nbench: wrote ${relative(process.cwd(), jsonPath)} and ${relative(process.cwd(), mdPath)}${options.profile ? `; CPU profiles in ${relative(process.cwd(), profileDir)}` : ''}`)
+}
+
+function pick(result: Awaited<ReturnType<typeof runWrk>>) {
+  const { rps, p50Ms, p90Ms, p99Ms, maxMs, requests, errors, non2xx } = result
+  return { rps, p50Ms, p90Ms, p99Ms, maxMs, requests, errors, non2xx }
+}
+
+main().then(
+  () => cleanUp().then(() => process.exit(0)),
+  (error: unknown) => {
+    log(`bench: ${(error as Error).stack ?? String(error)}`)
+    void cleanUp().finally(() => process.exit(1))
+  }
+)
