@@ -37,9 +37,11 @@ class SqlitePets implements PetStore {
     this.#db = db
     this.#complete = db.prepare('UPDATE idempotency_keys SET status = ?, body = ?, location = ? WHERE api_key_id = ? AND idempotency_key = ? AND token = ? AND status IS NULL')
     this.#insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING ${PET_COLUMNS}`)
-    this.#get = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id = ?`)
-    this.#pageAll = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id > ? ORDER BY id LIMIT ?`)
-    this.#pageByStatus = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`)
+    // Columns are qualified: in ORDER BY a bare `id` would name the CASE alias above, and
+    // SQLite would sort the whole table instead of walking the index.
+    this.#get = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.id = ?`)
+    this.#pageAll = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.id > ? ORDER BY pets.id LIMIT ?`)
+    this.#pageByStatus = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.status = ? AND pets.id > ? ORDER BY pets.id LIMIT ?`)
   }
 
   async create(pet: NewPetRecord, idempotency?: IdempotencyCompletion): Promise<Pet> {
