@@ -8,9 +8,11 @@ interface Entry {
 }
 
 /**
- * Key lookups by secret hash, cached for `ttlMs` (positive and negative answers alike) so
- * the hot path rarely touches the database. A revocation made anywhere is seen within
- * `ttlMs`; the cache is bounded, dropping its oldest entries first.
+ * Key lookups, cached for `ttlMs` (positive and negative answers alike) so the hot path
+ * rarely touches the database. Entries are keyed by the secret itself, so a hit costs no
+ * hash (the secret is in this process's memory for the request anyway, and never leaves it);
+ * the database is asked by hash. A revocation made anywhere is seen within `ttlMs`; the
+ * cache is bounded, dropping its oldest entries first.
  */
 export class KeyCache {
   readonly #store: KeyStore
@@ -27,14 +29,13 @@ export class KeyCache {
   }
 
   async find(secret: string): Promise<ApiKeyRecord | undefined> {
-    const hash = hashSecret(secret)
     const now = this.#clock.now()
-    const cached = this.#entries.get(hash)
+    const cached = this.#entries.get(secret)
     if (cached !== undefined && now - cached.fetchedAt < this.#ttlMs && now >= cached.fetchedAt) return cached.key
-    const key = await this.#store.findByHash(hash)
-    this.#entries.delete(hash)
+    const key = await this.#store.findByHash(hashSecret(secret))
+    this.#entries.delete(secret)
     if (this.#entries.size >= this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!)
-    this.#entries.set(hash, { key, fetchedAt: now })
+    this.#entries.set(secret, { key, fetchedAt: now })
     return key
   }
 

@@ -8,7 +8,6 @@ import { SqliteStorage } from '../storage/sqlite/index.ts'
 import type { Storage } from '../storage/types.ts'
 import { FallbackCounterStore } from './fallback.ts'
 import { MemoryCounterStore } from './memory.ts'
-import { RedisCounterStore } from './redis.ts'
 import { persistCounters, SqliteCounterPersistence } from './sqlite-persistence.ts'
 import type { CounterStore, SubjectUsage } from './types.ts'
 
@@ -36,6 +35,8 @@ const REDIS_STARTUP_WAIT_MS = 3000
  */
 export async function openRateLimitStore(config: Config, storage: Storage, { clock, logger, metrics }: RateLimitDeps): Promise<RateLimitStore> {
   if (config.redisUrl !== undefined) {
+    // Loaded only when Redis is configured: the embedded default never loads ioredis.
+    const { RedisCounterStore } = await import('./redis.ts')
     const redis = new RedisCounterStore({ url: config.redisUrl, keyPrefix: config.redisKeyPrefix })
     await Promise.race([once(redis.redis, 'ready'), new Promise((resolve) => setTimeout(resolve, REDIS_STARTUP_WAIT_MS).unref())]).catch(() => {})
     const store = new FallbackCounterStore(redis, new MemoryCounterStore(), {
@@ -73,6 +74,7 @@ export interface LimitAdmin {
 
 export async function openLimitAdmin(config: Config, storage: Storage): Promise<LimitAdmin> {
   if (config.redisUrl !== undefined) {
+    const { RedisCounterStore } = await import('./redis.ts')
     const redis = new RedisCounterStore({ url: config.redisUrl, keyPrefix: config.redisKeyPrefix, commandTimeoutMs: 3000 })
     await Promise.race([
       once(redis.redis, 'ready'),

@@ -1,14 +1,19 @@
 import type { DatabaseConfig } from '../config.ts'
-import { PostgresStorage } from './postgres/index.ts'
-import { SqliteStorage } from './sqlite/index.ts'
 import type { Storage } from './types.ts'
 
-/** Opens the storage backend DATABASE_URL names. Migrations are the caller's call. */
+/**
+ * Opens the storage backend DATABASE_URL names. Migrations are the caller's call. Each backend
+ * is loaded only when chosen: the embedded default never loads the PostgreSQL driver.
+ */
 export async function openStorage(database: DatabaseConfig): Promise<Storage> {
   switch (database.kind) {
-    case 'sqlite':
+    case 'sqlite': {
+      const { SqliteStorage } = await import('./sqlite/index.ts')
       return new SqliteStorage(database.path)
-    case 'postgres':
+    }
+    case 'postgres': {
+      const { PostgresStorage } = await import('./postgres/index.ts')
       return new PostgresStorage(database.url, database.pool)
+    }
   }
 }

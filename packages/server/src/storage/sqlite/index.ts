@@ -12,12 +12,13 @@ const int64Column = (column: string, alias: string) =>
   `CASE WHEN ${column} > 9007199254740991 THEN CAST(${column} AS TEXT) ELSE ${column} END AS ${alias}`
 const PET_COLUMNS = `${int64Column('id', 'id')}, name, ${int64Column('category_id', 'categoryId')}, status`
 
-interface PetRow { id: number | string, name: string, categoryId: number | string, status: PetStatus }
+// Rows come back as arrays (in PET_COLUMNS order): node:sqlite builds them faster than objects.
+type PetRow = [id: number | string, name: string, categoryId: number | string, status: PetStatus]
 
 const int64 = (value: number | string): Int64 => (typeof value === 'number' ? value : BigInt(value))
 
 function toPet(row: PetRow): Pet {
-  return { id: int64(row.id), name: row.name, categoryId: int64(row.categoryId), status: row.status }
+  return { id: int64(row[0]), name: row[1], categoryId: int64(row[2]), status: row[3] }
 }
 
 export interface SqliteOptions {
@@ -25,8 +26,16 @@ export interface SqliteOptions {
   synchronous?: 'FULL' | 'NORMAL'
 }
 
+interface PendingCreate {
+  pet: NewPetRecord
+  idempotency: IdempotencyCompletion | undefined
+  resolve(pet: Pet): void
+  reject(error: unknown): void
+}
+
 class SqlitePets implements PetStore {
   readonly #db: DatabaseSync
+  #pending: PendingCreate[] = []
   readonly #complete: StatementSync
   readonly #insert: StatementSync
   readonly #get: StatementSync
@@ -42,25 +51,62 @@ class SqlitePets implements PetStore {
     this.#get = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.id = ?`)
     this.#pageAll = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.id > ? ORDER BY pets.id LIMIT ?`)
     this.#pageByStatus = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.status = ? AND pets.id > ? ORDER BY pets.id LIMIT ?`)
+    for (const statement of [this.#insert, this.#get, this.#pageAll, this.#pageByStatus]) statement.setReturnArrays(true)
   }
 
-  async create(pet: NewPetRecord, idempotency?: IdempotencyCompletion): Promise<Pet> {
-    if (idempotency === undefined) return toPet(this.#insert.get(pet.name, pet.categoryId, pet.status) as unknown as PetRow)
-    // The pet and the response a retry will replay commit together, or neither does.
-    this.#db.exec('BEGIN IMMEDIATE')
+  /**
+   * Group commit: creates that arrive while the event loop is busy are written in one
+   * transaction, so one fsync makes a whole batch durable before any of them is answered.
+   * Each create runs under its own savepoint, so one failing create fails alone.
+   */
+  create(pet: NewPetRecord, idempotency?: IdempotencyCompletion): Promise<Pet> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ pet, idempotency, resolve, reject })
+      if (this.#pending.length === 1) setImmediate(() => this.#commitPending())
+    })
+  }
+
+  #commitPending(): void {
+    const batch = this.#pending
+    this.#pending = []
+    const outcomes: Array<{ pet: Pet } | { error: unknown }> = []
     try {
-      const created = toPet(this.#insert.get(pet.name, pet.categoryId, pet.status) as unknown as PetRow)
+      this.#db.exec('BEGIN IMMEDIATE')
+      for (const { pet, idempotency } of batch) {
+        this.#db.exec('SAVEPOINT pet')
+        try {
+          outcomes.push({ pet: this.#insertOne(pet, idempotency) })
+          this.#db.exec('RELEASE pet')
+        } catch (error) {
+          this.#db.exec('ROLLBACK TO pet')
+          this.#db.exec('RELEASE pet')
+          outcomes.push({ error })
+        }
+      }
+      this.#db.exec('COMMIT')
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK')
+      for (const { reject } of batch) reject(error)
+      return
+    }
+    batch.forEach(({ resolve, reject }, i) => {
+      const outcome = outcomes[i]!
+      if ('pet' in outcome) resolve(outcome.pet)
+      else reject(outcome.error)
+    })
+  }
+
+  #insertOne(pet: NewPetRecord, idempotency: IdempotencyCompletion | undefined): Pet {
+    const created = toPet(this.#insert.get(pet.name, pet.categoryId, pet.status) as unknown as PetRow)
+    if (idempotency !== undefined) {
+      // The pet and the response a retry will replay commit together, or neither does.
       const response = idempotency.respond(created)
       const { scope, token } = idempotency
       if (this.#complete.run(response.status, response.body, response.location, scope.apiKeyId, scope.key, token).changes === 0) {
         throw new IdempotencyClaimLostError('the Idempotency-Key claim lapsed before the create committed')
       }
-      this.#db.exec('COMMIT')
-      return created
-    } catch (error) {
-      this.#db.exec('ROLLBACK')
-      throw error
     }
+    return created
   }
 
   async page({ status, afterId, limit }: PetPageQuery): Promise<Pet[]> {
