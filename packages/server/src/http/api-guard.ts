@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../domain/api-error.ts'
 import type { ApiKeyRecord } from '../storage/types.ts'
 import type { AuthResult, Authenticator } from './auth.ts'
@@ -46,10 +46,6 @@ export function createApiGuard(authenticator: Authenticator, steps: ApiStep[]): 
   }
 }
 
-export function registerApiGuard(app: FastifyInstance, guard: ApiGuard): void {
-  app.decorateRequest('auth', undefined)
-  app.addHook('onRequest', guard)
-}
 
 /** The API key of a request the guard admitted to a route that needs one. */
 export function apiKeyOf(request: FastifyRequest): ApiKeyRecord {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { systemClock, type Clock } from '../clock.ts'
 
@@ -45,19 +45,20 @@ export class Metrics {
     })
   }
 
+  /** Counts a finished request and its latency, by route. */
+  record(request: FastifyRequest, reply: FastifyReply): void {
+    const route = request.routeOptions.url ?? 'unmatched'
+    this.requests.inc({ method: request.method, route, status: reply.statusCode })
+    this.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000)
+  }
+
   banStarted(plan: string, keyId: string, until: number): void {
     this.bansStarted.inc({ plan })
     this.#bans.set(keyId, until)
   }
 }
 
-export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched'
-    metrics.requests.inc({ method: request.method, route, status: reply.statusCode })
-    metrics.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000)
-    done()
-  })
+export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {
   app.get('/metrics', async (_request, reply) => {
     reply.type(metrics.registry.contentType)
     return metrics.registry.metrics()

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -24,12 +24,4 @@ export function commonHeaders(request: FastifyRequest, reply: FastifyReply): voi
   reply.header('cache-control', 'no-store')
   const extra = request.routeOptions.config.responseHeaders
   if (extra !== undefined) reply.headers(extra)
-}
-
-/** Sets the common headers first, so that errors from any later layer have them too. */
-export function registerRequestContext(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    commonHeaders(request, reply)
-    done()
-  })
 }
