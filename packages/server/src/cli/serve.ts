@@ -34,7 +34,11 @@ export async function serve(config: Config): Promise<void> {
       logger.info('stopped')
       logger.flush()
       process.exit(0)
-    })()
+    })().catch((error: unknown) => {
+      logger.error({ err: error }, 'shutdown failed')
+      logger.flush()
+      process.exit(1)
+    })
   }
   process.on('SIGTERM', () => stop('SIGTERM'))
   process.on('SIGINT', () => stop('SIGINT'))

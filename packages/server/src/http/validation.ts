@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifySchema } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import fastJson from 'fast-json-stringify'
 import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
@@ -90,4 +90,3 @@ export function registerSchemaCompilers(app: FastifyInstance): void {
   app.setSerializerCompiler(({ schema }) => fastJson(toJsonSchema(schema, { int64Bounds: false }) as Parameters<typeof fastJson>[0]))
 }
 
-export type RouteSchema = FastifySchema
