@@ -15,7 +15,6 @@ export const ERROR_STATUS = {
   idempotency_key_in_use: 409,
   gone: 410,
   payload_too_large: 413,
-  uri_too_long: 414,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
   rate_limited: 429,
@@ -39,12 +38,11 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   idempotency_key_in_use: 'A request with this Idempotency-Key is still in flight',
   gone: 'The operation has passed its sunset date and was removed',
   payload_too_large: 'The body is larger than 16 KiB',
-  uri_too_long: 'The request target is too long',
   unsupported_media_type: 'The body is not sent as application/json',
   idempotency_key_reused: 'This Idempotency-Key was used with a different body',
   rate_limited: 'A rate-limit window is exhausted; retry after Retry-After seconds',
   api_key_banned: 'The API key is temporarily banned for hammering past its limit',
-  header_fields_too_large: 'The request headers are too large',
+  header_fields_too_large: 'The request line and headers are too large (a very long URL included)',
   internal_error: 'An unexpected failure; the request id identifies it in the logs',
   unavailable: 'A backing store is unreachable; retry after Retry-After seconds'
 }

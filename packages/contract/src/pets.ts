@@ -59,8 +59,6 @@ export const ListPetsQuery = Type.Object(
     })),
     status: Type.Optional(Type.Enum(PET_STATUSES, { description: 'Only animals in this status', 'x-rule': 'must be one of available, pending, sold' })),
     cursor: Type.Optional(Type.String({
-      minLength: 1,
-      maxLength: 128,
       description: 'Opaque cursor from the `next` link of the previous page; valid only with the same `status` filter',
       'x-rule': 'must be a cursor from a next link'
     }))

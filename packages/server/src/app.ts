@@ -12,6 +12,7 @@ import { writeClientError } from './http/error-body.ts'
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.ts'
 import { registerHealth, type ReadinessCheck } from './http/health.ts'
 import { BODY_LIMIT_BYTES, registerJsonBody } from './http/json-body.ts'
+import { AllowedMethods } from './http/method-not-allowed.ts'
 import { Metrics, registerMetricsRoute } from './http/metrics.ts'
 import { commonHeaders, requestId } from './http/request-context.ts'
 import { rateLimitStep } from './http/rate-limit.ts'
@@ -67,7 +68,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   registerSchemaCompilers(app)
   registerJsonBody(app)
-  registerErrorHandling(app)
+  const allowedMethods = new AllowedMethods()
+  registerErrorHandling(app, allowedMethods)
   // Declared up front so every request object has the same shape.
   app.decorateRequest('auth', undefined)
   // One hook at each end of every request (each hook Fastify runs costs on the hot path):
@@ -98,7 +100,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const docsUrl = `${new URL(config.publicBaseUrl).origin}/docs`
   const idempotency = new IdempotencyService(deps.storage.idempotency, clock)
-  registerPetRoutes(app, { pets: new PetService(deps.storage.pets, clock), idempotency, publicBaseUrl: config.publicBaseUrl, docsUrl })
+  registerPetRoutes(app, { allowedMethods, pets: new PetService(deps.storage.pets, clock), idempotency, publicBaseUrl: config.publicBaseUrl, docsUrl })
   // Replayable responses are kept 24 hours; older ones are swept out every 10 minutes.
   const purge = setInterval(() => {
     idempotency.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'could not purge expired idempotency keys'))

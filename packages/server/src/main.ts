@@ -13,10 +13,11 @@ Commands:
   keys ...           Creates, lists, revokes and unbans API keys (animal-store keys --help).
   openapi            Prints the OpenAPI 3.1 document.
 
-Configuration comes from the environment: PORT, HOST, DATABASE_URL, REDIS_URL,
-PUBLIC_BASE_URL, STAGING_BASE_URL, TRUST_PROXY, LOG_LEVEL, RATE_LIMIT_BAN_SECONDS;
-with DATABASE_URL=postgres://...: DATABASE_POOL_SIZE, DATABASE_STATEMENT_TIMEOUT_MS,
-DATABASE_CONNECT_TIMEOUT_MS.
+Configuration comes from the environment (the README has the table): PORT, HOST,
+DATABASE_URL, REDIS_URL, REDIS_KEY_PREFIX, PUBLIC_BASE_URL, STAGING_BASE_URL, TRUST_PROXY,
+LOG_LEVEL, RATE_LIMIT_BAN_SECONDS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS,
+KEEP_ALIVE_TIMEOUT_MS; with DATABASE_URL=postgres://...: DATABASE_POOL_SIZE,
+DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_CONNECT_TIMEOUT_MS.
 
 ${KEYS_HELP}`
 
@@ -25,6 +26,10 @@ async function main(argv: string[]): Promise<void> {
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(HELP)
     if (command === undefined) process.exitCode = 2
+    return
+  }
+  if (command !== 'keys' && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(HELP)
     return
   }
   const config = loadConfig()

@@ -23,9 +23,15 @@ for (const { backend, skip } of await suiteBackends()) {
         assert.equal(missing.headers.get('www-authenticate'), CHALLENGE)
         await assertError(missing, 'unauthorized')
 
-        for (const header of ['Basic dXNlcjpwYXNz', 'Bearer', 'Bearer ', 'as_live_abc', 'Bearer a b', 'Token abc']) {
+        for (const header of ['Bearer', 'Bearer ', 'Bearer a b', 'bearer']) {
           const response = await call(app, null, { authorization: header })
           assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer realm="animal-store", error="invalid_token"/)
+          await assertError(response, 'unauthorized')
+        }
+        // Another scheme offers no bearer token at all: the bare challenge (RFC 6750 §3.1).
+        for (const header of ['Basic dXNlcjpwYXNz', 'as_live_abc', 'Token abc']) {
+          const response = await call(app, null, { authorization: header })
+          assert.equal(response.headers.get('www-authenticate'), CHALLENGE)
           await assertError(response, 'unauthorized')
         }
         for (const secret of [generateSecret(), 'as_live_short', `${generateSecret()}x`]) {

@@ -118,5 +118,10 @@ describe('animal-store CLI', () => {
     const result = await runCli(['--help'], {})
     assert.equal(result.code, 0)
     for (const word of ['serve', 'migrate', 'keys', 'create', 'revoke', 'unban', 'DATABASE_URL']) assert.ok(result.stdout.includes(word), word)
+    for (const args of [['serve', '--help'], ['migrate', '--help'], ['openapi', '-h'], ['keys', '--help'], ['keys', 'create', '--help']]) {
+      const help = await runCli(args, {})
+      assert.equal(help.code, 0, args.join(' '))
+      assert.match(help.stdout, /Usage: animal-store/, args.join(' '))
+    }
   })
 })

@@ -40,9 +40,20 @@ describe('errors from every layer are Error bodies', () => {
       await assertError(list, 'method_not_allowed')
       const one = await app.fetch('/v1/pets/1', { method })
       assert.equal(one.headers.get('allow'), 'GET, HEAD')
+      assert.equal(one.headers.get('sunset'), 'Thu, 05 Dec 2030 00:00:00 GMT', 'the deprecated path keeps its deprecation headers on a 405')
       await assertError(one, 'method_not_allowed')
     }
     await assertError(await app.fetch('/v1/pets/1', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), 'method_not_allowed')
+    // Methods beyond the common ones are 405 too, not 404.
+    for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'SEARCH']) {
+      const response = parseRaw(await raw(app.origin, `${method} /v1/pets HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`))
+      assert.equal(response.status, 405, method)
+      assert.equal(response.body.code, 'method_not_allowed')
+      assert.match(response.headers, /allow: get, head, post/)
+      const one = parseRaw(await raw(app.origin, `${method} /v1/pets/5 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`))
+      assert.equal(one.status, 405, `${method} /v1/pets/5`)
+      assert.match(one.headers, /allow: get, head\r?\n/)
+    }
   })
 
   test('malformed HTTP and a malformed URL get Error bodies', async (t) => {

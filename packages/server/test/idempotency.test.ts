@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { request } from 'node:http'
 import { describe, test } from 'node:test'
 import { assertError } from './helpers/assertions.ts'
 import { postJson, startApp, type TestApp } from './helpers/app.ts'
@@ -10,7 +11,6 @@ async function count(app: TestApp): Promise<number> {
 
 /** fetch refuses some header values (tabs, non-ASCII); node:http sends them as a client could. */
 async function rawCreate(app: TestApp, apiKey: string, idempotencyKey: string): Promise<Response> {
-  const { request } = await import('node:http')
   return new Promise((resolve, reject) => {
     const req = request(`${app.origin}/v1/pets`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': Buffer.from(idempotencyKey, 'utf8').toString('latin1') } }, (res) => {
       let body = ''
@@ -81,6 +81,15 @@ for (const { backend, skip } of await suiteBackends()) {
       for (const bad of ['', 'x'.repeat(256), 'tab\there', 'ünicode']) {
         await assertError(await rawCreate(app, alice, bad), 'validation_failed', 'Idempotency-Key')
       }
+      const twice = await new Promise<number>((resolve, reject) => {
+        const req = request(`${app.origin}/v1/pets`, { method: 'POST', headers: [['authorization', `Bearer ${alice}`], ['content-type', 'application/json'], ['idempotency-key', 'a1'], ['idempotency-key', 'a2']].flat() }, (res) => {
+          res.resume()
+          resolve(res.statusCode!)
+        })
+        req.on('error', reject)
+        req.end('{"name":"n","categoryId":1}')
+      })
+      assert.equal(twice, 400, 'an Idempotency-Key sent twice is refused, not joined')
       assert.equal((await create(app, { name: 'D', categoryId: 1 }, 'x'.repeat(255), alice)).status, 201)
       assert.equal((await create(app, { name: 'E', categoryId: 1 }, ' !~', alice)).status, 201)
     })

@@ -90,6 +90,8 @@ for (const { backend, skip } of await suiteBackends()) {
         await assertError(await app.fetch('/v1/pets', { method: 'POST', headers: { 'content-type': type }, body }), 'unsupported_media_type')
       }
       await assertError(await app.fetch('/v1/pets', { method: 'POST' }), 'unsupported_media_type')
+      await assertError(await app.fetch('/v1/pets', { method: 'POST', headers: { 'content-type': 'application/json; charset=latin1' }, body }), 'unsupported_media_type', 'UTF-8')
+      assert.equal((await app.fetch('/v1/pets', { method: 'POST', headers: { 'content-type': 'application/json; charset="UTF-8"' }, body })).status, 201)
       const ok = await app.fetch('/v1/pets', { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8' }, body })
       assert.equal(ok.status, 201)
     })

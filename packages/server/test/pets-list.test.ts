@@ -121,10 +121,8 @@ for (const { backend, skip } of await suiteBackends()) {
 
     test('a malformed cursor is invalid_cursor', async (t) => {
       const app = await startApp(t, { backend })
-      for (const bad of ['x', '!!!', Buffer.from('*:abc').toString('base64url'), Buffer.from('*:0').toString('base64url'), Buffer.from('lost:5').toString('base64url'), Buffer.from('*:9223372036854775808').toString('base64url'), 'a'.repeat(129)]) {
-        const response = await app.fetch(`/v1/pets?cursor=${encodeURIComponent(bad)}`)
-        if (bad.length > 128) await assertError(response, 'validation_failed', 'cursor')
-        else await assertError(response, 'invalid_cursor')
+      for (const bad of ['', 'x', '!!!', Buffer.from('*:abc').toString('base64url'), Buffer.from('*:0').toString('base64url'), Buffer.from('lost:5').toString('base64url'), Buffer.from('*:9223372036854775808').toString('base64url'), 'a'.repeat(129)]) {
+        await assertError(await app.fetch(`/v1/pets?cursor=${encodeURIComponent(bad)}`), 'invalid_cursor')
       }
     })
 

@@ -11,7 +11,7 @@ export function encodeCursor(status: PetStatus | undefined, lastId: Int64): stri
 }
 
 export function decodeCursor(cursor: string, status: PetStatus | undefined): Int64 {
-  const text = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('latin1') : ''
+  const text = cursor.length <= 128 && /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('latin1') : ''
   const [scope, id, extra] = text.split(':')
   const lastId = id === undefined || extra !== undefined ? undefined : parsePositiveInt64(id)
   if (lastId === undefined || (scope !== ALL && !(PET_STATUSES as readonly string[]).includes(scope ?? ''))) {

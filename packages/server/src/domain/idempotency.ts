@@ -11,10 +11,15 @@ export const IDEMPOTENCY_STALE_CLAIM_MS = 60_000
 
 const KEY_SHAPE = /^[\x20-\x7E]{1,255}$/
 
-/** The Idempotency-Key header, checked; undefined when absent. */
-export function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
+/**
+ * The Idempotency-Key header, checked; undefined when absent. `rawHeaders` tells a key sent
+ * twice (which Node joins with ", ") from one that contains ", ".
+ */
+export function idempotencyKeyOf(header: string | string[] | undefined, rawHeaders: readonly string[]): string | undefined {
   if (header === undefined) return undefined
-  if (Array.isArray(header) || !KEY_SHAPE.test(header)) {
+  let sent = 0
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'idempotency-key') sent++
+  if (Array.isArray(header) || sent > 1 || !KEY_SHAPE.test(header)) {
     throw new ApiError('validation_failed', 'Idempotency-Key must be 1 to 255 printable ASCII characters, sent once')
   }
   return header

@@ -30,7 +30,8 @@ export class Authenticator {
   async authenticate(header: string | undefined): Promise<AuthResult> {
     if (header === undefined || header === '') return refuse('missing Authorization: Bearer <API key>', false)
     const match = BEARER.exec(header)
-    if (match === null) return refuse('the Authorization header must be: Bearer <API key>', true)
+    // Another scheme (Basic, ...) offers no bearer token: RFC 6750 sends the bare challenge then.
+    if (match === null) return refuse('the Authorization header must be: Bearer <API key>', /^bearer\b/i.test(header))
     const secret = match[1]!
     // Only our own key shape is looked up: junk never costs a hash or a query.
     const key = looksLikeKey(secret) ? await this.#keys.find(secret) : undefined

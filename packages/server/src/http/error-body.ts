@@ -15,9 +15,8 @@ export function writeClientError(error: NodeJS.ErrnoException, socket: Socket): 
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const [code, message]: [ErrorCode, string] =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? ['request_timeout', 'the request was not received in time']
-      : error.code === 'HPE_HEADER_OVERFLOW' ? ['header_fields_too_large', 'the request headers are larger than the server accepts']
-        : error.code === 'HPE_URI_TOO_LONG' ? ['uri_too_long', 'the request target is too long']
-          : ['bad_request', 'the request is not valid HTTP/1.1']
+      : error.code === 'HPE_HEADER_OVERFLOW' ? ['header_fields_too_large', 'the request line and headers (a long URL included) are larger than the server accepts']
+        : ['bad_request', 'the request is not valid HTTP/1.1']
   const status = ERROR_STATUS[code]
   const body = JSON.stringify(errorBody(code, message))
   if (socket.writable) {

@@ -3,6 +3,7 @@ import type { ErrorCode } from '@animal-store/contract'
 import { ApiError } from '../domain/api-error.ts'
 import { StorageUnavailableError } from '../storage/types.ts'
 import { errorBody } from './error-body.ts'
+import type { AllowedMethods } from './method-not-allowed.ts'
 
 /** Seconds a client should wait before retrying when a backing store is unreachable. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5
@@ -18,7 +19,7 @@ const FRAMEWORK_ERRORS: Record<string, [ErrorCode, string]> = {
   FST_ERR_ASYNC_CONSTRAINT: ['bad_request', 'the request could not be routed']
 }
 
-const BY_STATUS: Record<number, ErrorCode> = { 404: 'not_found', 405: 'method_not_allowed', 408: 'request_timeout', 413: 'payload_too_large', 414: 'uri_too_long', 415: 'unsupported_media_type', 431: 'header_fields_too_large' }
+const BY_STATUS: Record<number, ErrorCode> = { 404: 'not_found', 405: 'method_not_allowed', 408: 'request_timeout', 413: 'payload_too_large', 415: 'unsupported_media_type', 431: 'header_fields_too_large' }
 
 /** Maps anything thrown, by any layer, to the code, message and headers of an Error body. */
 export function classify(error: unknown): ApiError | undefined {
@@ -40,7 +41,7 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
 }
 
 /** Every error, from any layer, leaves as an Error body with the right status; never a stack trace. */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, allowedMethods: AllowedMethods): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const known = classify(error)
     if (known !== undefined) {
@@ -53,6 +54,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? ''
+    const refusal = allowedMethods.refusal(request.method, path)
+    if (refusal !== undefined) {
+      reply.headers(refusal.responseHeaders)
+      return sendError(reply, refusal.error)
+    }
     return sendError(reply, new ApiError('not_found', `no resource at ${request.method} ${path.length > 100 ? `${path.slice(0, 100)}...` : path}`))
   })
 }

@@ -56,6 +56,11 @@ export class Metrics {
     this.bansStarted.inc({ plan })
     this.#bans.set(keyId, until)
   }
+
+  /** The key was admitted: any ban this instance recorded for it is over (it may have been lifted by `keys unban`). */
+  keyAdmitted(keyId: string): void {
+    if (this.#bans.size > 0) this.#bans.delete(keyId)
+  }
 }
 
 export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {

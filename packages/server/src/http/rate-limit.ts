@@ -40,6 +40,7 @@ export function rateLimitStep({ store, clock, banMs, metrics }: RateLimitOptions
 
     if (result.outcome === 'allowed') {
       metrics.rateLimitDecisions.inc({ plan, outcome: 'allowed', window: 'none' })
+      if (keyed) metrics.keyAdmitted(auth.key.id)
       return
     }
     if (result.outcome === 'banned') {

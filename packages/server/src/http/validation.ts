@@ -48,7 +48,7 @@ function decodeQuery(schema: ObjectSchema, query: Record<string, unknown>): Reco
     if (Array.isArray(raw)) return `${name} must be given at most once`
     const property = schema.properties[name]
     if (property?.type === 'integer' && typeof raw === 'string') {
-      out[name] = /^[0-9]{1,15}$/.test(raw) ? Number(raw) : raw
+      out[name] = /^[0-9]+$/.test(raw) ? Number(raw) : raw
     } else {
       out[name] = raw
     }

@@ -6,9 +6,10 @@ import type { PetService } from '../domain/pets.ts'
 import { IdempotencyClaimLostError } from '../storage/types.ts'
 import { apiKeyOf } from '../http/api-guard.ts'
 import { deprecationHeaders } from '../http/deprecation.ts'
-import { registerMethodNotAllowed } from '../http/method-not-allowed.ts'
+import type { AllowedMethods } from '../http/method-not-allowed.ts'
 
 export interface PetRoutesOptions {
+  allowedMethods: AllowedMethods
   pets: PetService
   idempotency: IdempotencyService
   publicBaseUrl: string
@@ -18,7 +19,7 @@ export interface PetRoutesOptions {
 const toRoute = (path: string) => `/v1${path.replace(/\{(\w+)\}/g, ':$1')}`
 
 /** The three operations of SPEC.md §4: schema in, service call, schema out. */
-export function registerPetRoutes(app: FastifyInstance, { pets, idempotency, publicBaseUrl, docsUrl }: PetRoutesOptions): void {
+export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, idempotency, publicBaseUrl, docsUrl }: PetRoutesOptions): void {
   const base = publicBaseUrl
 
   app.route<{ Querystring: ListPetsQuery }>({
@@ -43,7 +44,7 @@ export function registerPetRoutes(app: FastifyInstance, { pets, idempotency, pub
     config: { auth: true },
     schema: { body: createPet.body, response: { [createPet.success.status]: createPet.success.schema } },
     handler: async (request, reply) => {
-      const key = idempotencyKeyOf(request.headers['idempotency-key'])
+      const key = idempotencyKeyOf(request.headers['idempotency-key'], request.raw.rawHeaders)
       if (key === undefined) {
         const pet = await pets.create(request.body)
         reply.code(201).header('location', `${base}/pets/${pet.id}`)
@@ -70,7 +71,7 @@ export function registerPetRoutes(app: FastifyInstance, { pets, idempotency, pub
       }
     }
   })
-  registerMethodNotAllowed(app, toRoute(listPets.path), [listPets.method, createPet.method])
+  allowedMethods.add(toRoute(listPets.path), [listPets.method, createPet.method])
 
   app.route<{ Params: { petId: string } }>({
     method: getPet.method,
@@ -79,5 +80,5 @@ export function registerPetRoutes(app: FastifyInstance, { pets, idempotency, pub
     schema: { response: { [getPet.success.status]: getPet.success.schema } },
     handler: async (request) => pets.get(request.params.petId)
   })
-  registerMethodNotAllowed(app, toRoute(getPet.path), [getPet.method], deprecationHeaders(getPet.deprecated, base, docsUrl))
+  allowedMethods.add(toRoute(getPet.path), [getPet.method], deprecationHeaders(getPet.deprecated, base, docsUrl))
 }

@@ -1,4 +1,4 @@
-import type { PlanName } from '@animal-store/contract'
+import { keyFromRow, type KeyRow } from '../key-row.ts'
 import type { ApiKeyRecord, KeyStore } from '../types.ts'
 import type { PostgresPool } from './pool.ts'
 
@@ -9,34 +9,9 @@ const fromMs = (param: string) => `(timestamptz 'epoch' + ${param}::int8 * inter
 
 const KEY_COLUMNS = `id, prefix, name, plan, per_minute, per_day, ${ms('created_at')}, ${ms('expires_at')}, ${ms('revoked_at')}`
 
-interface KeyRow {
-  id: string
-  prefix: string
-  name: string | null
-  plan: PlanName
-  per_minute: string | null
-  per_day: string | null
-  created_at: string
-  expires_at: string | null
-  revoked_at: string | null
-}
-
 // Limits and millisecond times were safe integers when written, so Number() is exact here.
-const num = (text: string | null) => (text === null ? null : Number(text))
+const toKey = (row: KeyRow<string>): ApiKeyRecord => keyFromRow(row, Number)
 
-function toKey(row: KeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    prefix: row.prefix,
-    name: row.name,
-    plan: row.plan,
-    perMinute: num(row.per_minute),
-    perDay: num(row.per_day),
-    createdAt: Number(row.created_at),
-    expiresAt: num(row.expires_at),
-    revokedAt: num(row.revoked_at)
-  }
-}
 
 const text = (value: number | null) => (value === null ? null : String(value))
 
@@ -56,17 +31,17 @@ export class PostgresKeys implements KeyStore {
   }
 
   async findByHash(secretHash: string): Promise<ApiKeyRecord | undefined> {
-    const [row] = await this.#db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE secret_hash = $1`, [secretHash])
+    const [row] = await this.#db.query<KeyRow<string>>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE secret_hash = $1`, [secretHash])
     return row === undefined ? undefined : toKey(row)
   }
 
   async get(id: string): Promise<ApiKeyRecord | undefined> {
-    const [row] = await this.#db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [id])
+    const [row] = await this.#db.query<KeyRow<string>>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [id])
     return row === undefined ? undefined : toKey(row)
   }
 
   async list(): Promise<ApiKeyRecord[]> {
-    return (await this.#db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`)).map(toKey)
+    return (await this.#db.query<KeyRow<string>>(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`)).map(toKey)
   }
 
   async revoke(id: string, at: number): Promise<boolean> {

@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
-import type { Int64, Pet, PetStatus, PlanName } from '@animal-store/contract'
+import type { Int64, Pet, PetStatus } from '@animal-store/contract'
 import { IdempotencyClaimLostError, type ApiKeyRecord, type IdempotencyCompletion, type IdempotencyStore, type KeyStore, type NewPetRecord, type PetPageQuery, type PetStore, type Storage } from '../types.ts'
 import { SqliteIdempotency } from './idempotency.ts'
+import { keyFromRow, type KeyRow } from '../key-row.ts'
 import { SQLITE_MIGRATIONS } from './migrations.ts'
 
 // node:sqlite refuses to read an integer beyond 2^53 as a number; rather than reading every
@@ -122,33 +123,9 @@ class SqlitePets implements PetStore {
   }
 }
 
-interface KeyRow {
-  id: string
-  prefix: string
-  name: string | null
-  plan: PlanName
-  per_minute: number | null
-  per_day: number | null
-  created_at: number
-  expires_at: number | null
-  revoked_at: number | null
-}
-
 const KEY_COLUMNS = 'id, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at'
 
-function toKey(row: KeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    prefix: row.prefix,
-    name: row.name,
-    plan: row.plan,
-    perMinute: row.per_minute,
-    perDay: row.per_day,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at
-  }
-}
+const toKey = (row: KeyRow<number>): ApiKeyRecord => keyFromRow(row, (value) => value)
 
 class SqliteKeys implements KeyStore {
   readonly #db: DatabaseSync
@@ -167,17 +144,17 @@ class SqliteKeys implements KeyStore {
   }
 
   async findByHash(secretHash: string): Promise<ApiKeyRecord | undefined> {
-    const row = this.#byHash.get(secretHash) as unknown as KeyRow | undefined
+    const row = this.#byHash.get(secretHash) as unknown as KeyRow<number> | undefined
     return row === undefined ? undefined : toKey(row)
   }
 
   async get(id: string): Promise<ApiKeyRecord | undefined> {
-    const row = this.#db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`).get(id) as unknown as KeyRow | undefined
+    const row = this.#db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`).get(id) as unknown as KeyRow<number> | undefined
     return row === undefined ? undefined : toKey(row)
   }
 
   async list(): Promise<ApiKeyRecord[]> {
-    return (this.#db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`).all() as unknown as KeyRow[]).map(toKey)
+    return (this.#db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`).all() as unknown as KeyRow<number>[]).map(toKey)
   }
 
   async revoke(id: string, at: number): Promise<boolean> {
