@@ -38,9 +38,4 @@ export class KeyCache {
     this.#entries.set(secret, { key, fetchedAt: now })
     return key
   }
-
-  /** Forgets a key at once on this instance (e.g. after this process banned or unbanned it). */
-  invalidate(): void {
-    this.#entries.clear()
-  }
 }

@@ -1,4 +1,3 @@
-import { once } from 'node:events'
 import type { Logger } from 'pino'
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
@@ -38,7 +37,8 @@ export async function openRateLimitStore(config: Config, storage: Storage, { clo
     // Loaded only when Redis is configured: the embedded default never loads ioredis.
     const { RedisCounterStore } = await import('./redis.ts')
     const redis = new RedisCounterStore({ url: config.redisUrl, keyPrefix: config.redisKeyPrefix })
-    await Promise.race([once(redis.redis, 'ready'), new Promise((resolve) => setTimeout(resolve, REDIS_STARTUP_WAIT_MS).unref())]).catch(() => {})
+    // Not ready in time: serve on per-instance limits (the fallback says so) until it is.
+    await redis.whenReady(REDIS_STARTUP_WAIT_MS)
     const store = new FallbackCounterStore(redis, new MemoryCounterStore(), {
       degraded: (error) => {
         metrics.limitStoreFallbacks.inc()
@@ -76,13 +76,11 @@ export async function openLimitAdmin(config: Config, storage: Storage): Promise<
   if (config.redisUrl !== undefined) {
     const { RedisCounterStore } = await import('./redis.ts')
     const redis = new RedisCounterStore({ url: config.redisUrl, keyPrefix: config.redisKeyPrefix, commandTimeoutMs: 3000 })
-    await Promise.race([
-      once(redis.redis, 'ready'),
-      new Promise((_resolve, reject) => setTimeout(() => reject(new Error(`redis at REDIS_URL is unreachable (${redis.redis.status})`)), REDIS_STARTUP_WAIT_MS).unref())
-    ]).catch(async (error: unknown) => {
+    if (!(await redis.whenReady(REDIS_STARTUP_WAIT_MS))) {
+      const status = redis.redis.status
       await redis.close()
-      throw error
-    })
+      throw new Error(`redis at REDIS_URL is unreachable (${status})`)
+    }
     return { usage: (s, now) => redis.usage(s, now), unban: (s) => redis.unban(s), close: () => redis.close() }
   }
   if (storage instanceof SqliteStorage) {

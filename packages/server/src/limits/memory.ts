@@ -13,6 +13,16 @@ export interface CounterRow {
   bannedUntil: number | null
 }
 
+/** What a stored row means at `now`: counts of windows that have ended are zero, an ended ban is none. */
+export function usageAt(row: CounterRow | undefined, now: number): SubjectUsage {
+  if (row === undefined) return { minuteUsed: 0, dayUsed: 0, bannedUntil: null }
+  return {
+    minuteUsed: row.minuteStart === windowStart(now, MINUTE_MS) ? row.minuteUsed : 0,
+    dayUsed: row.dayStart === windowStart(now, DAY_MS) ? row.dayUsed : 0,
+    bannedUntil: row.bannedUntil !== null && row.bannedUntil > now ? row.bannedUntil : null
+  }
+}
+
 /**
  * Counters in this process's memory. `consume` runs to completion without yielding, so it
  * is atomic by construction. Changed rows are remembered for a persistence layer to flush.
@@ -71,13 +81,7 @@ export class MemoryCounterStore implements CounterStore {
   }
 
   async usage(subject: string, now: number): Promise<SubjectUsage> {
-    const row = this.#rows.get(subject)
-    if (row === undefined) return { minuteUsed: 0, dayUsed: 0, bannedUntil: null }
-    return {
-      minuteUsed: row.minuteStart === windowStart(now, MINUTE_MS) ? row.minuteUsed : 0,
-      dayUsed: row.dayStart === windowStart(now, DAY_MS) ? row.dayUsed : 0,
-      bannedUntil: row.bannedUntil !== null && row.bannedUntil > now ? row.bannedUntil : null
-    }
+    return usageAt(this.#rows.get(subject), now)
   }
 
   async unban(subject: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { once } from 'node:events'
 import { Redis } from 'ioredis'
 import { DAY_MS, MINUTE_MS, windowStart } from '../domain/rate-limit-policy.ts'
 import type { ConsumeRequest, ConsumeResult, CounterStore, SubjectUsage } from './types.ts'
@@ -72,6 +73,18 @@ export class RedisCounterStore implements CounterStore {
 
   get ready(): boolean {
     return this.redis.status === 'ready'
+  }
+
+  /** Resolves true once connected, false if not within `timeoutMs` (it keeps trying afterwards). */
+  async whenReady(timeoutMs: number): Promise<boolean> {
+    if (this.ready) return true
+    let timer: NodeJS.Timeout | undefined
+    const timedOut = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs) })
+    try {
+      return await Promise.race([once(this.redis, 'ready').then(() => true), timedOut])
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   #keys(subject: string, now: number): [string, string, string, string] {

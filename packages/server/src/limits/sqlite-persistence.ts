@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { Clock } from '../clock.ts'
 import { DAY_MS, windowStart } from '../domain/rate-limit-policy.ts'
-import type { CounterRow, MemoryCounterStore } from './memory.ts'
+import { usageAt, type CounterRow, type MemoryCounterStore } from './memory.ts'
 import type { SubjectUsage } from './types.ts'
 
 /** How often counters reach the file: a crash loses at most this much usage (bans are written at once). */
@@ -67,13 +67,9 @@ export class SqliteCounterPersistence {
 
   usage(subject: string, now: number): SubjectUsage {
     const row = this.#select.get(subject) as unknown as Row | undefined
-    if (row === undefined) return { minuteUsed: 0, dayUsed: 0, bannedUntil: null }
-    return {
-      minuteUsed: now - row.minute_start < 60_000 && now >= row.minute_start ? row.minute_used : 0,
-      dayUsed: now - row.day_start < DAY_MS && now >= row.day_start ? row.day_used : 0,
-      bannedUntil: row.banned_until !== null && row.banned_until > now ? row.banned_until : null
-    }
+    return usageAt(row === undefined ? undefined : toRow(row), now)
   }
+
 
   /** From another process: lifts the ban in the file now, and asks a running server to lift it too. */
   requestUnban(subject: string, at: number): void {

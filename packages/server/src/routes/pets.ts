@@ -21,6 +21,7 @@ const toRoute = (path: string) => `/v1${path.replace(/\{(\w+)\}/g, ':$1')}`
 /** The three operations of SPEC.md §4: schema in, service call, schema out. */
 export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, idempotency, publicBaseUrl, docsUrl }: PetRoutesOptions): void {
   const base = publicBaseUrl
+  const locationOf = (pet: { id: unknown }) => `${base}/pets/${String(pet.id)}`
 
   app.route<{ Querystring: ListPetsQuery }>({
     method: listPets.method,
@@ -47,7 +48,7 @@ export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, 
       const key = idempotencyKeyOf(request.headers['idempotency-key'], request.raw.rawHeaders)
       if (key === undefined) {
         const pet = await pets.create(request.body)
-        reply.code(201).header('location', `${base}/pets/${pet.id}`)
+        reply.code(201).header('location', locationOf(pet))
         return pet
       }
       const scope = { apiKeyId: apiKeyOf(request).id, key }
@@ -61,9 +62,9 @@ export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, 
         const pet = await pets.create(request.body, {
           scope,
           token: claim.token,
-          respond: (created) => ({ status: 201, body: stringifyJson(created), location: `${base}/pets/${created.id}` })
+          respond: (created) => ({ status: 201, body: stringifyJson(created), location: locationOf(created) })
         })
-        reply.code(201).header('location', `${base}/pets/${pet.id}`)
+        reply.code(201).header('location', locationOf(pet))
         return pet
       } catch (error) {
         await idempotency.release(scope, claim.token).catch(() => {})
