@@ -44,7 +44,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const metrics = deps.metrics ?? new Metrics({ clock })
   const logger = deps.logger ?? createLogger(config.logLevel)
   // Bound once the guard exists; routing failures arrive before any hook runs.
-  let guard: ApiGuard = async () => {}
+  let guard: ApiGuard = () => undefined
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request, written in onResponse below, instead of Fastify's two.
@@ -74,13 +74,24 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorateRequest('auth', undefined)
   // One hook at each end of every request (each hook Fastify runs costs on the hot path):
   // common headers then the API guard; metrics then the log line.
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback style: a request admitted synchronously (cached key, in-process counters) makes no promise.
+  app.addHook('onRequest', (request, reply, done) => {
     commonHeaders(request, reply)
-    await guard(request, reply)
+    let pending: void | Promise<void>
+    try {
+      pending = guard(request, reply)
+    } catch (error) {
+      done(error as Error)
+      return
+    }
+    if (pending === undefined) done()
+    else pending.then(() => done(), done)
   })
   app.addHook('onResponse', (request, reply, done) => {
     metrics.record(request, reply)
-    request.log.info({ method: request.method, url: redactSecrets(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
+    if (logger.isLevelEnabled('info')) {
+      request.log.info({ method: request.method, url: redactSecrets(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
+    }
     done()
   })
   registerMetricsRoute(app, metrics)
@@ -100,7 +111,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const docsUrl = `${new URL(config.publicBaseUrl).origin}/docs`
   const idempotency = new IdempotencyService(deps.storage.idempotency, clock)
-  registerPetRoutes(app, { allowedMethods, pets: new PetService(deps.storage.pets, clock), idempotency, publicBaseUrl: config.publicBaseUrl, docsUrl })
+  registerPetRoutes(app, { allowedMethods, pets: new PetService(deps.storage.pets, clock), idempotency, publicBaseUrl: config.publicBaseUrl, docsUrl, pageCacheEntries: config.pageCacheEntries })
   // Replayable responses are kept 24 hours; older ones are swept out every 10 minutes.
   const purge = setInterval(() => {
     idempotency.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'could not purge expired idempotency keys'))

@@ -26,6 +26,8 @@ export interface Config {
   trustProxy: boolean
   logLevel: string
   banSeconds: number
+  /** Rendered list pages kept in memory on the embedded store (PAGE_CACHE_ENTRIES; 0 keeps none). */
+  pageCacheEntries: number
   /** Slow-client protection: headers, then the whole request, must arrive within these. */
   timeouts: { headersMs: number, requestMs: number, keepAliveMs: number }
 }
@@ -117,6 +119,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     trustProxy: env.TRUST_PROXY !== undefined && env.TRUST_PROXY !== '' && env.TRUST_PROXY !== '0' && env.TRUST_PROXY !== 'false',
     logLevel,
     banSeconds: integer(env, 'RATE_LIMIT_BAN_SECONDS', 900, 1, 86_400 * 30),
+    pageCacheEntries: integer(env, 'PAGE_CACHE_ENTRIES', 256, 0, 100_000),
     timeouts: {
       headersMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
       requestMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),

@@ -28,10 +28,15 @@ export class KeyCache {
     this.#maxEntries = options.maxEntries ?? 10_000
   }
 
-  async find(secret: string): Promise<ApiKeyRecord | undefined> {
+  /** A hit answers synchronously (no promise on the hot path); a miss asks the store. */
+  find(secret: string): ApiKeyRecord | undefined | Promise<ApiKeyRecord | undefined> {
     const now = this.#clock.now()
     const cached = this.#entries.get(secret)
     if (cached !== undefined && now - cached.fetchedAt < this.#ttlMs && now >= cached.fetchedAt) return cached.key
+    return this.#fetch(secret, now)
+  }
+
+  async #fetch(secret: string, now: number): Promise<ApiKeyRecord | undefined> {
     const key = await this.#store.findByHash(hashSecret(secret))
     this.#entries.delete(secret)
     if (this.#entries.size >= this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!)

@@ -29,6 +29,12 @@ export class PetService {
     return { pets: rows, next: encodeCursor(status, rows[limit - 1]!.id) }
   }
 
+  /** The store's revision when only this process writes it (see PetStore.revision); else undefined. */
+  get revision(): (() => number) | undefined {
+    const store = this.#store
+    return store.revision === undefined ? undefined : () => store.revision!()
+  }
+
   async create(input: NewPet, idempotency?: IdempotencyCompletion): Promise<Pet> {
     return this.#store.create({ name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS }, idempotency)
   }

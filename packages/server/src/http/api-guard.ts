@@ -14,14 +14,24 @@ declare module 'fastify' {
   }
 }
 
-/** A step run on every /v1 request after authentication and before the 401 check: rate limiting. */
-export type ApiStep = (request: FastifyRequest, reply: FastifyReply, auth: AuthResult) => Promise<void>
+/** A step run on every /v1 request after authentication and before the 401 check: rate limiting. Synchronous when it can be. */
+export type ApiStep = (request: FastifyRequest, reply: FastifyReply, auth: AuthResult) => void | Promise<void>
 
 export function isApiPath(url: string): boolean {
   return url.startsWith('/v1/') || url === '/v1' || url.startsWith('/v1?')
 }
 
-export type ApiGuard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+/** Undefined when the request was admitted synchronously (the common case: a cached key, in-process counters). */
+export type ApiGuard = (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>
+
+/** Runs `steps` from `from` on, in order, waiting only for those that return a promise. */
+function runSteps(steps: ApiStep[], from: number, request: FastifyRequest, reply: FastifyReply, auth: AuthResult): void | Promise<void> {
+  for (let i = from; i < steps.length; i++) {
+    const pending = steps[i]!(request, reply, auth)
+    if (pending !== undefined) return pending.then(() => runSteps(steps, i + 1, request, reply, auth))
+  }
+  return undefined
+}
 
 /**
  * Every /v1 request: resolve the key, run the steps (rate limits, which must see
@@ -29,23 +39,29 @@ export type ApiGuard = (request: FastifyRequest, reply: FastifyReply) => Promise
  * All of it runs before the body is read.
  */
 export function createApiGuard(authenticator: Authenticator, steps: ApiStep[]): ApiGuard {
-  return async (request, reply) => {
-    if (!isApiPath(request.url)) return
-    let auth: AuthResult
-    try {
-      auth = await authenticator.authenticate(request.headers.authorization)
-    } catch (error) {
-      // The key store is down: still limit (and label) the request by its address, then answer the 503.
-      const anonymous: AuthResult = { ok: false, error: new ApiError('unauthorized', 'the API key could not be checked') }
-      for (const step of steps) await step(request, reply, anonymous)
-      throw error
-    }
+  const admit = (request: FastifyRequest, reply: FastifyReply, auth: AuthResult): void | Promise<void> => {
     request.auth = auth
-    for (const step of steps) await step(request, reply, auth)
-    if (!auth.ok && request.routeOptions.config.auth === true) throw auth.error
+    const requireKey = () => {
+      if (!auth.ok && request.routeOptions.config.auth === true) throw auth.error
+    }
+    const pending = runSteps(steps, 0, request, reply, auth)
+    if (pending !== undefined) return pending.then(requireKey)
+    requireKey()
+    return undefined
+  }
+  // The key store is down: still limit (and label) the request by its address, then answer the 503.
+  const unchecked = async (request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<never> => {
+    await runSteps(steps, 0, request, reply, { ok: false, error: new ApiError('unauthorized', 'the API key could not be checked') })
+    throw error
+  }
+
+  return (request, reply) => {
+    if (!isApiPath(request.url)) return undefined
+    const auth = authenticator.authenticate(request.headers.authorization)
+    if (auth instanceof Promise) return auth.then((settled) => admit(request, reply, settled), (error: unknown) => unchecked(request, reply, error))
+    return admit(request, reply, auth)
   }
 }
-
 
 /** The API key of a request the guard admitted to a route that needs one. */
 export function apiKeyOf(request: FastifyRequest): ApiKeyRecord {

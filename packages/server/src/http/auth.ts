@@ -27,14 +27,20 @@ export class Authenticator {
     this.#clock = clock
   }
 
-  async authenticate(header: string | undefined): Promise<AuthResult> {
+  /** Synchronous when the key is cached (or the header is refused outright); a promise when the store is asked. */
+  authenticate(header: string | undefined): AuthResult | Promise<AuthResult> {
     if (header === undefined || header === '') return refuse('missing Authorization: Bearer <API key>', false)
     const match = BEARER.exec(header)
     // Another scheme (Basic, ...) offers no bearer token: RFC 6750 sends the bare challenge then.
     if (match === null) return refuse('the Authorization header must be: Bearer <API key>', /^bearer\b/i.test(header))
     const secret = match[1]!
     // Only our own key shape is looked up: junk never costs a hash or a query.
-    const key = looksLikeKey(secret) ? await this.#keys.find(secret) : undefined
+    if (!looksLikeKey(secret)) return refuse('the API key is not valid', true)
+    const key = this.#keys.find(secret)
+    return key instanceof Promise ? key.then((found) => this.#check(found)) : this.#check(key)
+  }
+
+  #check(key: ApiKeyRecord | undefined): AuthResult {
     if (key === undefined) return refuse('the API key is not valid', true)
     const now = this.#clock.now()
     if (key.revokedAt !== null && key.revokedAt <= now) return refuse('the API key has been revoked', true)

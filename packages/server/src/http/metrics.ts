@@ -1,23 +1,43 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
 import { systemClock, type Clock } from '../clock.ts'
+import { LatencyHistogram } from './latency-histogram.ts'
+
+/** Counts taken on the hot path as plain numbers and handed to prom-client when /metrics is scraped. */
+class PendingCounts<Labels> {
+  readonly #pending = new Map<string, { labels: Labels, count: number }>()
+
+  add(id: string, labels: () => Labels): void {
+    const entry = this.#pending.get(id)
+    if (entry === undefined) this.#pending.set(id, { labels: labels(), count: 1 })
+    else entry.count++
+  }
+
+  flush(into: (labels: Labels, count: number) => void): void {
+    for (const { labels, count } of this.#pending.values()) into(labels, count)
+    this.#pending.clear()
+  }
+}
 
 /** The service's Prometheus metrics, in a registry of its own so several apps can live in one process (tests). */
 export class Metrics {
   readonly registry = new Registry()
-  readonly requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['method', 'route', 'status'] as const, registers: [this.registry] })
-  readonly duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request latency by route',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
-    registers: [this.registry]
+  readonly #requestCounts = new PendingCounts<{ method: string, route: string, status: number }>()
+  readonly #allowedCounts = new PendingCounts<string>()
+  readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by route, method and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+    collect: () => this.#requestCounts.flush((labels, count) => this.requests.inc(labels, count))
   })
+  readonly duration = new LatencyHistogram('http_request_duration_seconds', 'HTTP request latency by route', [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1])
   readonly rateLimitDecisions = new Counter({
     name: 'rate_limit_decisions_total',
     help: 'Rate-limit decisions by plan, outcome (allowed, rate_limited, banned) and refusing window',
     labelNames: ['plan', 'outcome', 'window'] as const,
-    registers: [this.registry]
+    registers: [this.registry],
+    collect: () => this.#allowedCounts.flush((plan, count) => this.rateLimitDecisions.inc({ plan, outcome: 'allowed', window: 'none' }, count))
   })
   readonly bansStarted = new Counter({ name: 'rate_limit_bans_started_total', help: 'Temporary bans started, by plan', labelNames: ['plan'] as const, registers: [this.registry] })
   readonly limitStoreFallbacks = new Counter({ name: 'rate_limit_store_fallbacks_total', help: 'Times the shared counter store (Redis) became unreachable and limits fell back to per-instance counters', registers: [this.registry] })
@@ -48,8 +68,20 @@ export class Metrics {
   /** Counts a finished request and its latency, by route. */
   record(request: FastifyRequest, reply: FastifyReply): void {
     const route = request.routeOptions.url ?? 'unmatched'
-    this.requests.inc({ method: request.method, route, status: reply.statusCode })
-    this.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000)
+    const { method } = request
+    const status = reply.statusCode
+    this.#requestCounts.add(`${method} ${route} ${status}`, () => ({ method, route, status }))
+    this.duration.observe(method, route, reply.elapsedTime / 1000)
+  }
+
+  /** A request the rate limiter let through (the hot path's one decision, counted cheaply). */
+  rateLimitAllowed(plan: string): void {
+    this.#allowedCounts.add(plan, () => plan)
+  }
+
+  /** The Prometheus text of every metric. */
+  async render(): Promise<string> {
+    return `${await this.registry.metrics()}${this.duration.render()}`
   }
 
   banStarted(plan: string, keyId: string, until: number): void {
@@ -66,6 +98,6 @@ export class Metrics {
 export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {
   app.get('/metrics', async (_request, reply) => {
     reply.type(metrics.registry.contentType)
-    return metrics.registry.metrics()
+    return metrics.render()
   })
 }

@@ -1,10 +1,12 @@
 import { PLANS, type Limits } from '@animal-store/contract'
+import type { FastifyReply } from 'fastify'
 import type { Clock } from '../clock.ts'
 import { ApiError } from '../domain/api-error.ts'
 import { limitsOf } from '../domain/keys.ts'
 import { blockingWindow, rateLimitHeaders, retryAfterSeconds, windowsAt } from '../domain/rate-limit-policy.ts'
-import { addressSubject, keySubject, type CounterStore } from '../limits/types.ts'
+import { addressSubject, keySubject, type ConsumeResult, type CounterStore } from '../limits/types.ts'
 import type { ApiStep } from './api-guard.ts'
+import type { AuthResult } from './auth.ts'
 import type { Metrics } from './metrics.ts'
 
 export interface RateLimitOptions {
@@ -22,24 +24,14 @@ const ANONYMOUS_LIMITS: Limits = PLANS.free
  * on the response whatever its status, and the 429 when the store refuses.
  */
 export function rateLimitStep({ store, clock, banMs, metrics }: RateLimitOptions): ApiStep {
-  return async (request, reply, auth) => {
+  const decide = (reply: FastifyReply, auth: AuthResult, limits: Limits, now: number, result: ConsumeResult): void => {
     const keyed = auth.ok
-    const limits = keyed ? limitsOf(auth.key) : ANONYMOUS_LIMITS
     const plan = keyed ? auth.key.plan : 'anonymous'
-    const now = clock.now()
-    const result = await store.consume({
-      subject: keyed ? keySubject(auth.key.id) : addressSubject(request.ip),
-      limits,
-      now,
-      // Bans are for keys; an address is throttled, never banned, so one bad client behind a shared NAT cannot lock out the rest.
-      banThreshold: keyed ? limits.perMinute : null,
-      banMs
-    })
     const windows = windowsAt(limits, now, result.minuteUsed, result.dayUsed)
     reply.headers(rateLimitHeaders(windows, now))
 
     if (result.outcome === 'allowed') {
-      metrics.rateLimitDecisions.inc({ plan, outcome: 'allowed', window: 'none' })
+      metrics.rateLimitAllowed(plan)
       if (keyed) metrics.keyAdmitted(auth.key.id)
       return
     }
@@ -54,5 +46,22 @@ export function rateLimitStep({ store, clock, banMs, metrics }: RateLimitOptions
     metrics.rateLimitDecisions.inc({ plan, outcome: 'rate_limited', window: blocking.name })
     const seconds = retryAfterSeconds(blocking.endsAt, now)
     throw new ApiError('rate_limited', `rate limit of ${blocking.limit} requests per ${blocking.name} exceeded; retry after ${seconds} s`, { 'retry-after': String(seconds) })
+  }
+
+  return (request, reply, auth) => {
+    const keyed = auth.ok
+    const limits = keyed ? limitsOf(auth.key) : ANONYMOUS_LIMITS
+    const now = clock.now()
+    const result = store.consume({
+      subject: keyed ? keySubject(auth.key.id) : addressSubject(request.ip),
+      limits,
+      now,
+      // Bans are for keys; an address is throttled, never banned, so one bad client behind a shared NAT cannot lock out the rest.
+      banThreshold: keyed ? limits.perMinute : null,
+      banMs
+    })
+    if (result instanceof Promise) return result.then((settled) => decide(reply, auth, limits, now, settled))
+    decide(reply, auth, limits, now, result)
+    return undefined
   }
 }

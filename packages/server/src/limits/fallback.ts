@@ -55,7 +55,7 @@ export class FallbackCounterStore implements CounterStore {
   }
 
   consume(request: ConsumeRequest): Promise<ConsumeResult> {
-    return this.#run(() => this.#primary.consume(request), () => this.#fallback.consume(request))
+    return this.#run(() => this.#primary.consume(request), async () => this.#fallback.consume(request))
   }
 
   usage(subject: string, now: number): Promise<SubjectUsage> {

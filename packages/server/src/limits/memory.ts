@@ -55,7 +55,7 @@ export class MemoryCounterStore implements CounterStore {
     return row
   }
 
-  consumeSync({ subject, limits, now, banThreshold, banMs }: ConsumeRequest): ConsumeResult {
+  consume({ subject, limits, now, banThreshold, banMs }: ConsumeRequest): ConsumeResult {
     const row = this.#row(subject, now)
     if (row.bannedUntil !== null && row.bannedUntil > now) {
       return { outcome: 'banned', minuteUsed: row.minuteUsed, dayUsed: row.dayUsed, bannedUntil: row.bannedUntil, banStarted: false }
@@ -74,10 +74,6 @@ export class MemoryCounterStore implements CounterStore {
     }
     row.refusals++
     return { outcome: 'limited', minuteUsed: row.minuteUsed, dayUsed: row.dayUsed, bannedUntil: null, banStarted: false }
-  }
-
-  async consume(request: ConsumeRequest): Promise<ConsumeResult> {
-    return this.consumeSync(request)
   }
 
   async usage(subject: string, now: number): Promise<SubjectUsage> {

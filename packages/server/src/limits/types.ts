@@ -37,9 +37,10 @@ export interface CounterStore {
    * Atomically: a banned subject is `banned` and takes nothing. Otherwise, when both windows
    * have room, takes one from both and is `allowed`. Otherwise counts a refusal in the minute
    * window and is `limited`, unless `banThreshold` refusals were already counted there, in
-   * which case it starts a ban of `banMs` and is `banned` with `banStarted`.
+   * which case it starts a ban of `banMs` and is `banned` with `banStarted`. An in-process
+   * store answers synchronously, sparing the hot path a promise.
    */
-  consume(request: ConsumeRequest): Promise<ConsumeResult>
+  consume(request: ConsumeRequest): ConsumeResult | Promise<ConsumeResult>
   /** The subject's usage in the windows containing `now`, and its ban. */
   usage(subject: string, now: number): Promise<SubjectUsage>
   /** Lifts the subject's ban and forgets its refusals. */

@@ -7,6 +7,7 @@ import { IdempotencyClaimLostError } from '../storage/types.ts'
 import { apiKeyOf } from '../http/api-guard.ts'
 import { deprecationHeaders } from '../http/deprecation.ts'
 import type { AllowedMethods } from '../http/method-not-allowed.ts'
+import { PageCache, type RenderedPage } from '../http/page-cache.ts'
 
 export interface PetRoutesOptions {
   allowedMethods: AllowedMethods
@@ -14,14 +15,20 @@ export interface PetRoutesOptions {
   idempotency: IdempotencyService
   publicBaseUrl: string
   docsUrl: string
+  /** Rendered list pages kept while the store stands still; 0, or a store others write, keeps none. */
+  pageCacheEntries: number
 }
+
+const JSON_TYPE = 'application/json; charset=utf-8'
 
 const toRoute = (path: string) => `/v1${path.replace(/\{(\w+)\}/g, ':$1')}`
 
 /** The three operations of SPEC.md §4: schema in, service call, schema out. */
-export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, idempotency, publicBaseUrl, docsUrl }: PetRoutesOptions): void {
+export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, idempotency, publicBaseUrl, docsUrl, pageCacheEntries }: PetRoutesOptions): void {
   const base = publicBaseUrl
   const locationOf = (pet: { id: unknown }) => `${base}/pets/${String(pet.id)}`
+  const revision = pets.revision
+  const pages = revision === undefined || pageCacheEntries === 0 ? undefined : new PageCache(revision, pageCacheEntries)
 
   app.route<{ Querystring: ListPetsQuery }>({
     method: listPets.method,
@@ -31,11 +38,22 @@ export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, 
     handler: async (request, reply) => {
       const { status, cursor } = request.query
       const limit = request.query.limit ?? PAGE_LIMIT_DEFAULT
-      const page = await pets.list(status, limit, cursor)
-      if (page.next !== undefined) {
-        reply.header('link', `<${base}/pets?limit=${limit}${status === undefined ? '' : `&status=${status}`}&cursor=${page.next}>; rel="next"`)
+      // The raw cursor is part of the key: only a cursor that decoded once has an entry.
+      const key = `${limit}|${status ?? ''}|${cursor ?? ''}`
+      let page = pages?.get(key)
+      if (page === undefined) {
+        const readAt = pages?.revision()
+        const found = await pets.list(status, limit, cursor)
+        const rendered: RenderedPage = {
+          // The route's compiled response serializer, which yields text.
+          body: reply.serialize(found.pets) as string,
+          link: found.next === undefined ? undefined : `<${base}/pets?limit=${limit}${status === undefined ? '' : `&status=${status}`}&cursor=${found.next}>; rel="next"`
+        }
+        if (pages !== undefined && readAt !== undefined) pages.set(key, readAt, rendered)
+        page = rendered
       }
-      return page.pets
+      if (page.link !== undefined) reply.header('link', page.link)
+      return reply.type(JSON_TYPE).send(page.body)
     }
   })
 

@@ -73,6 +73,12 @@ export interface PetStore {
   page(query: PetPageQuery): Promise<Pet[]>
   /** Returns the pet with this id, or undefined. */
   get(id: Int64): Promise<Pet | undefined>
+  /**
+   * Only on a store this process alone writes (the embedded SQLite file): a number that
+   * changes whenever the pets may have changed, so what was read from them can be reused
+   * until it does. Shared stores (PostgreSQL) leave it out: another instance may write.
+   */
+  revision?(): number
 }
 
 export interface ApiKeyRecord {

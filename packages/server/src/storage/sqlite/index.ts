@@ -34,9 +34,17 @@ interface PendingCreate {
   reject(error: unknown): void
 }
 
+// How often the file is asked whether another program changed it: the store is this process's
+// alone (DESIGN §4), so this only bounds how long an outside edit (sqlite3 by hand) goes unseen.
+const OUTSIDE_CHANGE_CHECK_MS = 250
+
 class SqlitePets implements PetStore {
   readonly #db: DatabaseSync
   #pending: PendingCreate[] = []
+  #revision = 0
+  #dataVersion: unknown = undefined
+  #checkedAt = Number.NEGATIVE_INFINITY
+  readonly #dataVersionQuery: StatementSync
   readonly #complete: StatementSync
   readonly #insert: StatementSync
   readonly #get: StatementSync
@@ -52,7 +60,22 @@ class SqlitePets implements PetStore {
     this.#get = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.id = ?`)
     this.#pageAll = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.id > ? ORDER BY pets.id LIMIT ?`)
     this.#pageByStatus = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.status = ? AND pets.id > ? ORDER BY pets.id LIMIT ?`)
-    for (const statement of [this.#insert, this.#get, this.#pageAll, this.#pageByStatus]) statement.setReturnArrays(true)
+    // Changes when another connection commits to the file; this connection's own commits are counted in #revision.
+    this.#dataVersionQuery = db.prepare('PRAGMA data_version')
+    for (const statement of [this.#insert, this.#get, this.#pageAll, this.#pageByStatus, this.#dataVersionQuery]) statement.setReturnArrays(true)
+  }
+
+  revision(): number {
+    const now = performance.now()
+    if (now - this.#checkedAt >= OUTSIDE_CHANGE_CHECK_MS) {
+      this.#checkedAt = now
+      const version = (this.#dataVersionQuery.get() as unknown as [number])[0]
+      if (version !== this.#dataVersion) {
+        this.#dataVersion = version
+        this.#revision++
+      }
+    }
+    return this.#revision
   }
 
   /**
@@ -70,6 +93,8 @@ class SqlitePets implements PetStore {
   #commitPending(): void {
     const batch = this.#pending
     this.#pending = []
+    // Before the first write: a page read from here on may already miss one of these pets.
+    this.#revision++
     const outcomes: Array<{ pet: Pet } | { error: unknown }> = []
     try {
       this.#db.exec('BEGIN IMMEDIATE')
