@@ -1,5 +1,6 @@
 // The servers the benchmark compares, and how each gets a seeded store of its own.
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runCommand } from './processes.ts'
@@ -11,6 +12,8 @@ export type Role = 'ceiling' | 'baseline' | 'service'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const SERVICE_BIN = join(ROOT, 'packages/server/bin/animal-store.js')
+/** The Node flags of the CLI's shebang (`#!/usr/bin/env -S node <flags>`): the service runs as `npm start` and `npx animal-store` run it. */
+export const SERVICE_NODE_FLAGS = (/^#!.*\bnode((?: +-[^ ]+)*) *$/m.exec(readFileSync(SERVICE_BIN, 'utf8').split('\n')[0]!)?.[1] ?? '').trim().split(/ +/).filter(Boolean)
 
 /** A store seeded for one target at one scale, and the environment that points its server at it. */
 export interface Store {
@@ -100,7 +103,7 @@ const serviceSqlite: Target = {
   id: 'service-sqlite',
   role: 'service',
   label: 'service, embedded SQLite',
-  entry: [SERVICE_BIN, 'serve'],
+  entry: [...SERVICE_NODE_FLAGS, SERVICE_BIN, 'serve'],
   unavailable: async () => undefined,
   async setup({ dir }, pets) {
     const path = join(dir, 'service.db')
@@ -120,7 +123,7 @@ const servicePg: Target = {
   id: 'service-pg',
   role: 'service',
   label: 'service, PostgreSQL + Redis',
-  entry: [SERVICE_BIN, 'serve'],
+  entry: [...SERVICE_NODE_FLAGS, SERVICE_BIN, 'serve'],
   async unavailable({ pgUrl, redisUrl }) {
     const pg = await postgresUnavailable(pgUrl)
     if (pg !== undefined) return `PostgreSQL at ${pgUrl} is not reachable (${pg})`

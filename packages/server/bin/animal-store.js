@@ -1,6 +1,9 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=8
 // The CLI runs its TypeScript sources directly (Node 24 strips types); `npx animal-store`
 // and the npm scripts put the pinned Node 24 from node_modules/.bin first on PATH.
+// --max-semi-space-size=8 (MB): under load V8 otherwise grows its young generation to 64 MB,
+// which took the serving process from ~165 to ~250 MB of RSS for no measurable speed
+// (README "Performance"). Flags must be given at start, hence the shebang.
 const [major] = process.versions.node.split('.').map(Number)
 if (major < 24) {
   process.stderr.write(`animal-store: needs Node.js >= 24 (this is ${process.version}); run it as \`npx animal-store\` or through an npm script, which use the pinned Node 24\n`)
