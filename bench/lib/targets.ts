@@ -13,7 +13,7 @@ export type Role = 'ceiling' | 'baseline' | 'service'
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const SERVICE_BIN = join(ROOT, 'packages/server/bin/animal-store.js')
 /** The Node flags of the CLI's shebang (`#!/usr/bin/env -S node <flags>`): the service runs as `npm start` and `npx animal-store` run it. */
-export const SERVICE_NODE_FLAGS = (/^#!.*\bnode((?: +-[^ ]+)*) *$/m.exec(readFileSync(SERVICE_BIN, 'utf8').split('\n')[0]!)?.[1] ?? '').trim().split(/ +/).filter(Boolean)
+export const SERVICE_NODE_FLAGS = (/^#!.*\bnode((?: +-[^ ]+)*) *$/.exec(readFileSync(SERVICE_BIN, 'utf8').split('\n')[0]!)?.[1] ?? '').trim().split(/ +/).filter(Boolean)
 
 /** A store seeded for one target at one scale, and the environment that points its server at it. */
 export interface Store {

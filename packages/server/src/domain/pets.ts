@@ -14,10 +14,13 @@ export interface PetPage {
 export class PetService {
   readonly #store: PetStore
   readonly #clock: Clock
+  /** The store's revision when only this process writes it (see PetStore.revision); else undefined. */
+  readonly revision: (() => number) | undefined
 
   constructor(store: PetStore, clock: Clock) {
     this.#store = store
     this.#clock = clock
+    this.revision = store.revision?.bind(store)
   }
 
   async list(status: PetStatus | undefined, limit: number, cursor: string | undefined): Promise<PetPage> {
@@ -27,12 +30,6 @@ export class PetService {
     if (rows.length <= limit) return { pets: rows, next: undefined }
     rows.length = limit
     return { pets: rows, next: encodeCursor(status, rows[limit - 1]!.id) }
-  }
-
-  /** The store's revision when only this process writes it (see PetStore.revision); else undefined. */
-  get revision(): (() => number) | undefined {
-    const store = this.#store
-    return store.revision === undefined ? undefined : () => store.revision!()
   }
 
   async create(input: NewPet, idempotency?: IdempotencyCompletion): Promise<Pet> {

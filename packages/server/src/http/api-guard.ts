@@ -33,6 +33,11 @@ function runSteps(steps: ApiStep[], from: number, request: FastifyRequest, reply
   return undefined
 }
 
+/** A route that needs a key refuses a request without a valid one. */
+function requireKey(request: FastifyRequest, auth: AuthResult): void {
+  if (!auth.ok && request.routeOptions.config.auth === true) throw auth.error
+}
+
 /**
  * Every /v1 request: resolve the key, run the steps (rate limits, which must see
  * unauthenticated requests too), then refuse a route that needs a key without one.
@@ -41,12 +46,9 @@ function runSteps(steps: ApiStep[], from: number, request: FastifyRequest, reply
 export function createApiGuard(authenticator: Authenticator, steps: ApiStep[]): ApiGuard {
   const admit = (request: FastifyRequest, reply: FastifyReply, auth: AuthResult): void | Promise<void> => {
     request.auth = auth
-    const requireKey = () => {
-      if (!auth.ok && request.routeOptions.config.auth === true) throw auth.error
-    }
     const pending = runSteps(steps, 0, request, reply, auth)
-    if (pending !== undefined) return pending.then(requireKey)
-    requireKey()
+    if (pending !== undefined) return pending.then(() => requireKey(request, auth))
+    requireKey(request, auth)
     return undefined
   }
   // The key store is down: still limit (and label) the request by its address, then answer the 503.

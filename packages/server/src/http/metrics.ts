@@ -3,18 +3,19 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
 import { systemClock, type Clock } from '../clock.ts'
 import { LatencyHistogram } from './latency-histogram.ts'
 
-/** Counts taken on the hot path as plain numbers and handed to prom-client when /metrics is scraped. */
-class PendingCounts<Labels> {
-  readonly #pending = new Map<string, { labels: Labels, count: number }>()
+/**
+ * Counts taken on the hot path as plain numbers, by an id that spells out the labels, and
+ * handed to prom-client when /metrics is scraped (the labels are rebuilt from the id then).
+ */
+class PendingCounts {
+  readonly #pending = new Map<string, number>()
 
-  add(id: string, labels: () => Labels): void {
-    const entry = this.#pending.get(id)
-    if (entry === undefined) this.#pending.set(id, { labels: labels(), count: 1 })
-    else entry.count++
+  add(id: string): void {
+    this.#pending.set(id, (this.#pending.get(id) ?? 0) + 1)
   }
 
-  flush(into: (labels: Labels, count: number) => void): void {
-    for (const { labels, count } of this.#pending.values()) into(labels, count)
+  flush(into: (id: string, count: number) => void): void {
+    for (const [id, count] of this.#pending) into(id, count)
     this.#pending.clear()
   }
 }
@@ -22,14 +23,19 @@ class PendingCounts<Labels> {
 /** The service's Prometheus metrics, in a registry of its own so several apps can live in one process (tests). */
 export class Metrics {
   readonly registry = new Registry()
-  readonly #requestCounts = new PendingCounts<{ method: string, route: string, status: number }>()
-  readonly #allowedCounts = new PendingCounts<string>()
+  /** By `<method> <route> <status>`: none of them holds a space. */
+  readonly #requestCounts = new PendingCounts()
+  /** By plan. */
+  readonly #allowedCounts = new PendingCounts()
   readonly requests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests by route, method and status',
     labelNames: ['method', 'route', 'status'] as const,
     registers: [this.registry],
-    collect: () => this.#requestCounts.flush((labels, count) => this.requests.inc(labels, count))
+    collect: () => this.#requestCounts.flush((id, count) => {
+      const [method, route, status] = id.split(' ')
+      this.requests.inc({ method, route, status: Number(status) }, count)
+    })
   })
   readonly duration = new LatencyHistogram('http_request_duration_seconds', 'HTTP request latency by route', [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1])
   readonly rateLimitDecisions = new Counter({
@@ -70,13 +76,13 @@ export class Metrics {
     const route = request.routeOptions.url ?? 'unmatched'
     const { method } = request
     const status = reply.statusCode
-    this.#requestCounts.add(`${method} ${route} ${status}`, () => ({ method, route, status }))
+    this.#requestCounts.add(`${method} ${route} ${status}`)
     this.duration.observe(method, route, reply.elapsedTime / 1000)
   }
 
   /** A request the rate limiter let through (the hot path's one decision, counted cheaply). */
   rateLimitAllowed(plan: string): void {
-    this.#allowedCounts.add(plan, () => plan)
+    this.#allowedCounts.add(plan)
   }
 
   /** The Prometheus text of every metric. */

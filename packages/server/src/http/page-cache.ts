@@ -42,6 +42,6 @@ export class PageCache {
   set(key: string, revision: number, page: RenderedPage): void {
     this.#entries.delete(key)
     if (this.#entries.size >= this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!)
-    this.#entries.set(key, { body: page.body, link: page.link, revision })
+    this.#entries.set(key, { ...page, revision })
   }
 }
