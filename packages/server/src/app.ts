@@ -72,6 +72,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   registerErrorHandling(app, allowedMethods)
   // Declared up front so every request object has the same shape.
   app.decorateRequest('auth', undefined)
+  app.decorateRequest('routeConfig', undefined)
   // One hook at each end of every request (each hook Fastify runs costs on the hot path):
   // common headers then the API guard; metrics then the log line.
   // Callback style: a request admitted synchronously (cached key, in-process counters) makes no promise.

@@ -10,6 +10,11 @@ export interface PetPage {
   next: string | undefined
 }
 
+function existing(pet: Pet | undefined, petId: string): Pet {
+  if (pet === undefined) throw new ApiError('not_found', `no pet has id ${JSON.stringify(petId.slice(0, 40))}`)
+  return pet
+}
+
 /** The pet operations, free of HTTP: paging, defaults, the sunset of getPet. */
 export class PetService {
   readonly #store: PetStore
@@ -36,14 +41,16 @@ export class PetService {
     return this.#store.create({ name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS }, idempotency)
   }
 
-  /** @deprecated removed at GET_PET_SUNSET; answers `gone` from then on. */
-  async get(petId: string): Promise<Pet> {
+  /**
+   * @deprecated removed at GET_PET_SUNSET; answers `gone` from then on.
+   * Synchronous (and throwing) when the store answers synchronously; otherwise a promise.
+   */
+  get(petId: string): Pet | Promise<Pet> {
     if (this.#clock.now() >= GET_PET_SUNSET.getTime()) {
       throw new ApiError('gone', 'GET /pets/{petId} was removed on 2030-12-05; use GET /pets with the status filter')
     }
     const id = parsePositiveInt64(petId)
-    const pet = id === undefined ? undefined : await this.#store.get(id)
-    if (pet === undefined) throw new ApiError('not_found', `no pet has id ${JSON.stringify(petId.slice(0, 40))}`)
-    return pet
+    const found = id === undefined ? undefined : this.#store.get(id)
+    return found instanceof Promise ? found.then((pet) => existing(pet, petId)) : existing(found, petId)
   }
 }

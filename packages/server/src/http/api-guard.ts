@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../domain/api-error.ts'
 import type { ApiKeyRecord } from '../storage/types.ts'
 import type { AuthResult, Authenticator } from './auth.ts'
+import { routeConfigOf } from './request-context.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,7 +36,7 @@ function runSteps(steps: ApiStep[], from: number, request: FastifyRequest, reply
 
 /** A route that needs a key refuses a request without a valid one. */
 function requireKey(request: FastifyRequest, auth: AuthResult): void {
-  if (!auth.ok && request.routeOptions.config.auth === true) throw auth.error
+  if (!auth.ok && routeConfigOf(request).auth === true) throw auth.error
 }
 
 /**

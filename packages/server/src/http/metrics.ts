@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
 import { systemClock, type Clock } from '../clock.ts'
 import { LatencyHistogram } from './latency-histogram.ts'
+import { routeConfigOf } from './request-context.ts'
 
 /**
  * Counts taken on the hot path as plain numbers, by an id that spells out the labels, and
@@ -73,7 +74,7 @@ export class Metrics {
 
   /** Counts a finished request and its latency, by route. */
   record(request: FastifyRequest, reply: FastifyReply): void {
-    const route = request.routeOptions.url ?? 'unmatched'
+    const route = routeConfigOf(request).url ?? 'unmatched'
     const { method } = request
     const status = reply.statusCode
     this.#requestCounts.add(`${method} ${route} ${status}`)

@@ -7,6 +7,19 @@ declare module 'fastify' {
     /** Headers every response of the route carries, whatever its status. */
     responseHeaders?: Record<string, string>
   }
+  interface FastifyRequest {
+    /** Set by routeConfigOf; undefined until then. */
+    routeConfig: RouteConfig | undefined
+  }
+}
+
+/** A route's config, its `url` (undefined when no route matched) and `method` included. */
+export type RouteConfig = FastifyRequest['routeOptions']['config']
+
+/** The matched route's config, read once per request: Fastify's `routeOptions` getter builds a new object on every read. */
+export function routeConfigOf(request: FastifyRequest): RouteConfig {
+  request.routeConfig ??= request.routeOptions.config
+  return request.routeConfig
 }
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
@@ -22,6 +35,6 @@ export function commonHeaders(request: FastifyRequest, reply: FastifyReply): voi
   reply.header('x-request-id', request.id)
   reply.header('x-content-type-options', 'nosniff')
   reply.header('cache-control', 'no-store')
-  const extra = request.routeOptions.config.responseHeaders
+  const extra = routeConfigOf(request).responseHeaders
   if (extra !== undefined) reply.headers(extra)
 }

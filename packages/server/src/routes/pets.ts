@@ -97,7 +97,11 @@ export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, 
     url: toRoute(getPet.path),
     config: { auth: true, responseHeaders: deprecationHeaders(getPet.deprecated, base, docsUrl) },
     schema: { response: { [getPet.success.status]: getPet.success.schema } },
-    handler: async (request) => pets.get(request.params.petId)
+    // Not async: an embedded-store pet is sent without a promise (a sync throw reaches the error handler too).
+    handler: (request, reply) => {
+      const pet = pets.get(request.params.petId)
+      return pet instanceof Promise ? pet : reply.send(pet)
+    }
   })
   allowedMethods.add(toRoute(getPet.path), [getPet.method], deprecationHeaders(getPet.deprecated, base, docsUrl))
 }

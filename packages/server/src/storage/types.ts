@@ -71,8 +71,8 @@ export interface PetStore {
   create(pet: NewPetRecord, idempotency?: IdempotencyCompletion): Promise<Pet>
   /** Returns at most `limit` pets in ascending id order, after `afterId` and in `status` when given; one indexed range scan. */
   page(query: PetPageQuery): Promise<Pet[]>
-  /** Returns the pet with this id, or undefined. */
-  get(id: Int64): Promise<Pet | undefined>
+  /** Returns the pet with this id, or undefined; a store that reads in-process may answer without a promise. */
+  get(id: Int64): Pet | undefined | Promise<Pet | undefined>
   /**
    * Only on a store this process alone writes (the embedded SQLite file): a number that
    * changes whenever the pets may have changed, so what was read from them can be reused

@@ -142,7 +142,8 @@ class SqlitePets implements PetStore {
     return rows.map(toPet)
   }
 
-  async get(id: Int64): Promise<Pet | undefined> {
+  // Synchronous: node:sqlite reads in-process, and a get needs no promise on the hot path.
+  get(id: Int64): Pet | undefined {
     const row = this.#get.get(id) as unknown as PetRow | undefined
     return row === undefined ? undefined : toPet(row)
   }
