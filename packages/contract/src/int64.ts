@@ -41,6 +41,7 @@ const PLAIN_DIGITS = /^[0-9]{1,19}$/
 /** Parses a decimal string as a positive int64; undefined when it is not one. */
 export function parsePositiveInt64(text: string): Int64 | undefined {
   if (!PLAIN_DIGITS.test(text)) return undefined
-  const value = toInt64(BigInt(text))
+  // Up to 15 digits is always a safe integer: no bigint on the common path (a pet id in a URL).
+  const value = text.length <= 15 ? Number(text) : toInt64(BigInt(text))
   return isPositiveInt64(value) ? value : undefined
 }

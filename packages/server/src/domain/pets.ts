@@ -15,6 +15,12 @@ function existing(pet: Pet | undefined, petId: string): Pet {
   return pet
 }
 
+function toPage(rows: Pet[], status: PetStatus | undefined, limit: number): PetPage {
+  if (rows.length <= limit) return { pets: rows, next: undefined }
+  rows.length = limit
+  return { pets: rows, next: encodeCursor(status, rows[limit - 1]!.id) }
+}
+
 /** The pet operations, free of HTTP: paging, defaults, the sunset of getPet. */
 export class PetService {
   readonly #store: PetStore
@@ -28,13 +34,12 @@ export class PetService {
     this.revision = store.revision?.bind(store)
   }
 
-  async list(status: PetStatus | undefined, limit: number, cursor: string | undefined): Promise<PetPage> {
+  /** Synchronous (and throwing) when the store answers synchronously; otherwise a promise. */
+  list(status: PetStatus | undefined, limit: number, cursor: string | undefined): PetPage | Promise<PetPage> {
     const afterId = cursor === undefined ? undefined : decodeCursor(cursor, status)
     // One row more than asked tells whether a next page exists without a second query.
-    const rows = await this.#store.page({ status, afterId, limit: limit + 1 })
-    if (rows.length <= limit) return { pets: rows, next: undefined }
-    rows.length = limit
-    return { pets: rows, next: encodeCursor(status, rows[limit - 1]!.id) }
+    const rows = this.#store.page({ status, afterId, limit: limit + 1 })
+    return rows instanceof Promise ? rows.then((settled) => toPage(settled, status, limit)) : toPage(rows, status, limit)
   }
 
   async create(input: NewPet, idempotency?: IdempotencyCompletion): Promise<Pet> {

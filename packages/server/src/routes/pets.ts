@@ -1,8 +1,8 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { createPet, getPet, listPets, PAGE_LIMIT_DEFAULT, stringifyJson, type ListPetsQuery, type NewPet } from '@animal-store/contract'
 import { ApiError } from '../domain/api-error.ts'
 import { idempotencyKeyOf, type IdempotencyService } from '../domain/idempotency.ts'
-import type { PetService } from '../domain/pets.ts'
+import type { PetPage, PetService } from '../domain/pets.ts'
 import { IdempotencyClaimLostError } from '../storage/types.ts'
 import { apiKeyOf } from '../http/api-guard.ts'
 import { deprecationHeaders } from '../http/deprecation.ts'
@@ -21,6 +21,12 @@ export interface PetRoutesOptions {
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
+// Returns nothing: a handler that returns the reply hands Fastify a thenable to wait on.
+function sendPage(reply: FastifyReply, page: RenderedPage): void {
+  if (page.link !== undefined) reply.header('link', page.link)
+  reply.type(JSON_TYPE).send(page.body)
+}
+
 const toRoute = (path: string) => `/v1${path.replace(/\{(\w+)\}/g, ':$1')}`
 
 /** The three operations of SPEC.md §4: schema in, service call, schema out. */
@@ -35,25 +41,27 @@ export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, 
     url: toRoute(listPets.path),
     config: { auth: true },
     schema: { querystring: listPets.query, response: { [listPets.success.status]: listPets.success.schema } },
-    handler: async (request, reply) => {
+    // Not async: a cached page, or one read from the embedded store, is sent without a promise
+    // (Fastify waits only on a returned promise).
+    handler: (request, reply) => {
       const { status, cursor } = request.query
       const limit = request.query.limit ?? PAGE_LIMIT_DEFAULT
       // The raw cursor is part of the key: only a cursor that decoded once has an entry.
       const key = `${limit}|${status ?? ''}|${cursor ?? ''}`
-      let page = pages?.get(key)
-      if (page === undefined) {
-        const readAt = pages?.revision()
-        const found = await pets.list(status, limit, cursor)
+      const cached = pages?.get(key)
+      if (cached !== undefined) return sendPage(reply, cached)
+      const readAt = pages?.revision()
+      const render = (found: PetPage): void => {
         const rendered: RenderedPage = {
           // The route's compiled response serializer, which yields text.
           body: reply.serialize(found.pets) as string,
           link: found.next === undefined ? undefined : `<${base}/pets?limit=${limit}${status === undefined ? '' : `&status=${status}`}&cursor=${found.next}>; rel="next"`
         }
         if (pages !== undefined && readAt !== undefined) pages.set(key, readAt, rendered)
-        page = rendered
+        return sendPage(reply, rendered)
       }
-      if (page.link !== undefined) reply.header('link', page.link)
-      return reply.type(JSON_TYPE).send(page.body)
+      const found = pets.list(status, limit, cursor)
+      return found instanceof Promise ? found.then(render) : render(found)
     }
   })
 
@@ -100,7 +108,7 @@ export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, 
     // Not async: an embedded-store pet is sent without a promise (a sync throw reaches the error handler too).
     handler: (request, reply) => {
       const pet = pets.get(request.params.petId)
-      return pet instanceof Promise ? pet : reply.send(pet)
+      return pet instanceof Promise ? pet : void reply.send(pet)
     }
   })
   allowedMethods.add(toRoute(getPet.path), [getPet.method], deprecationHeaders(getPet.deprecated, base, docsUrl))

@@ -69,8 +69,11 @@ export interface PetStore {
    * no longer this request's).
    */
   create(pet: NewPetRecord, idempotency?: IdempotencyCompletion): Promise<Pet>
-  /** Returns at most `limit` pets in ascending id order, after `afterId` and in `status` when given; one indexed range scan. */
-  page(query: PetPageQuery): Promise<Pet[]>
+  /**
+   * Returns at most `limit` pets in ascending id order, after `afterId` and in `status` when
+   * given; one indexed range scan. A store that reads in-process may answer without a promise.
+   */
+  page(query: PetPageQuery): Pet[] | Promise<Pet[]>
   /** Returns the pet with this id, or undefined; a store that reads in-process may answer without a promise. */
   get(id: Int64): Pet | undefined | Promise<Pet | undefined>
   /**

@@ -135,7 +135,7 @@ class SqlitePets implements PetStore {
     return created
   }
 
-  async page({ status, afterId, limit }: PetPageQuery): Promise<Pet[]> {
+  page({ status, afterId, limit }: PetPageQuery): Pet[] {
     const rows = (status === undefined
       ? this.#pageAll.all(afterId ?? 0, limit)
       : this.#pageByStatus.all(status, afterId ?? 0, limit)) as unknown as PetRow[]
