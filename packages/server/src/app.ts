@@ -17,6 +17,7 @@ import { Metrics, registerMetricsRoute } from './http/metrics.ts'
 import { commonHeaders, requestId } from './http/request-context.ts'
 import { rateLimitStep } from './http/rate-limit.ts'
 import { registerSchemaCompilers } from './http/validation.ts'
+import { registerWriteCoalescing } from './http/write-coalescing.ts'
 import { openRateLimitStore, type RateLimitStore } from './limits/index.ts'
 import { registerOpenApiRoute } from './routes/openapi.ts'
 import { registerPetRoutes } from './routes/pets.ts'
@@ -74,7 +75,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorateRequest('auth', undefined)
   app.decorateRequest('routeConfig', undefined)
   // One hook at each end of every request (each hook Fastify runs costs on the hot path):
-  // common headers then the API guard; metrics then the log line.
+  // common headers then the API guard; metrics then the log line. The one onSend hook batches writes.
   // Callback style: a request admitted synchronously (cached key, in-process counters) makes no promise.
   app.addHook('onRequest', (request, reply, done) => {
     commonHeaders(request, reply)
@@ -95,6 +96,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     }
     done()
   })
+  registerWriteCoalescing(app, app.log)
   registerMetricsRoute(app, metrics)
 
   // While stopping, a connection whose response has finished is idle for 1 ms, not for the
