@@ -1,6 +1,8 @@
 // Run after the whole suite (`npm test`): no key secret issued by any test may appear in any
-// log the service wrote during the run, at any level.
+// log the service wrote during the run, at any level; and no response was sent twice or lost
+// (a client sees those only as a dropped keep-alive connection, which tests rarely notice).
 import { readdirSync, readFileSync } from 'node:fs'
+import { SENT_TWICE, WRITE_FAILED } from '../src/http/write-coalescing.ts'
 import { LOG_DIR } from './helpers/logs.ts'
 
 const files = readdirSync(LOG_DIR)
@@ -19,4 +21,9 @@ if (leaked.length > 0 || /as_live_[0-9A-Za-z]{43}/.test(text)) {
   console.error(`check-logs: ${leaked.length} issued key(s) found in the service logs (${LOG_DIR})`)
   process.exit(1)
 }
-console.log(`check-logs: ${secrets.size} issued keys, none in ${lines} log lines from ${logs.length} files`)
+const mishandled = [WRITE_FAILED, SENT_TWICE, 'Reply was already sent'].filter((message) => text.includes(message))
+if (mishandled.length > 0) {
+  console.error(`check-logs: the service logged ${mishandled.map((m) => JSON.stringify(m)).join(', ')} (${LOG_DIR})`)
+  process.exit(1)
+}
+console.log(`check-logs: ${secrets.size} issued keys, none in ${lines} log lines from ${logs.length} files; no response sent twice or lost`)

@@ -61,7 +61,8 @@ export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, 
         return sendPage(reply, rendered)
       }
       const found = pets.list(status, limit, cursor)
-      return found instanceof Promise ? found.then(render) : render(found)
+      // The reply, not undefined, once a promise sent it: Fastify then waits for the response to finish.
+      return found instanceof Promise ? found.then((page) => { render(page); return reply }) : render(found)
     }
   })
 
