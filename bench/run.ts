@@ -24,8 +24,8 @@ several rounds, on stores of 1,000 and 1,000,000 pets; prints the side-by-side t
 targets of issue 7 as PASS/FAIL lines, and writes JSON + Markdown to bench/results/.
 
 Options:
-  --rounds N          rounds per store size (default 3)
-  --duration S        seconds of load per target, workload and round (default 10)
+  --rounds N          rounds per store size (default 5)
+  --duration S        seconds of load per target, workload and round (default 6)
   --warmup S          seconds of unrecorded load per target and workload before round 1 (default 2)
   --connections N     keep-alive connections of the load generator (default 50)
   --scales A,B        store sizes in pets (default 1000,1000000)
@@ -101,7 +101,7 @@ function parseOptions() {
     process.exit(0)
   }
   const quick = parsed.quick === true
-  const rounds = positiveInt('rounds', parsed.rounds, quick ? 1 : 3)
+  const rounds = positiveInt('rounds', parsed.rounds, quick ? 1 : 5)
   const scales = parsed.scales === undefined ? [1000, 1_000_000] : parsed.scales.split(',').map((s) => positiveInt('scales', s.trim(), 0, PAGES * 20))
   const naiveSync = parsed['naive-sync']?.toUpperCase()
   if (naiveSync !== undefined && naiveSync !== 'FULL' && naiveSync !== 'NORMAL') fail(`--naive-sync must be FULL or NORMAL (got ${JSON.stringify(parsed['naive-sync'])})`)
@@ -110,7 +110,7 @@ function parseOptions() {
   return {
     quick,
     rounds,
-    durationS: positiveInt('duration', parsed.duration, quick ? 3 : 10),
+    durationS: positiveInt('duration', parsed.duration, quick ? 3 : 6),
     warmupS: positiveInt('warmup', parsed.warmup, quick ? 1 : 2, 0),
     connections: positiveInt('connections', parsed.connections, 50),
     scales: [...new Set(scales)].sort((a, b) => a - b),
