@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { assertError } from './helpers/assertions.ts'
 import { startApp } from './helpers/app.ts'
+import { SqliteStorage } from '../src/storage/sqlite/index.ts'
 import { runCli, startServe } from './helpers/cli.ts'
 import { redisPrefix, redisUnavailable, TEST_REDIS_URL } from './helpers/redis.ts'
 import { TcpProxy } from './helpers/tcp-proxy.ts'
@@ -41,6 +42,21 @@ describe('rate limits: durability, administration, outages', () => {
     await assertError(await second.fetch('/v1/pets', { key: banned.key }), 'api_key_banned')
     second.clock.set(new Date(START.getTime() + 900_000 + 1000))
     assert.equal((await second.fetch('/v1/pets', { key: banned.key })).status, 200, 'the ban ends on time after a restart')
+  })
+
+  test('embedded: the per-second counter flush writes the counters and leaves the shared connection at synchronous=FULL, so creates stay fsynced', async (t) => {
+    const app = await startApp(t, { now: START })
+    assert.ok(app.storage instanceof SqliteStorage)
+    const { db } = app.storage
+    const synchronous = () => (db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous
+    assert.equal(synchronous(), 2, 'FULL to begin with')
+    const key = await app.keyWithId({ plan: 'free' })
+    for (let i = 0; i < 4; i++) assert.equal((await app.fetch('/v1/pets', { key: key.key })).status, 200)
+    await until('the counters reach the file', async () => {
+      const row = db.prepare('SELECT day_used FROM rate_limit_counters WHERE subject = ?').get(`key:${key.id}`) as { day_used: number } | undefined
+      return row?.day_used === 4
+    })
+    assert.equal(synchronous(), 2, 'FULL again after the flush')
   })
 
   test('embedded: kill -9 loses at most the last second of usage, no ban; keys list and keys unban across processes', async (t) => {
