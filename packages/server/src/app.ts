@@ -75,7 +75,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorateRequest('auth', undefined)
   app.decorateRequest('routeConfig', undefined)
   // One hook at each end of every request (each hook Fastify runs costs on the hot path):
-  // common headers then the API guard; metrics then the log line. The one onSend hook batches writes.
+  // common headers then the API guard; metrics then the log line. The one onSend hook batches the socket writes of reads.
   // Callback style: a request admitted synchronously (cached key, in-process counters) makes no promise.
   app.addHook('onRequest', (request, reply, done) => {
     commonHeaders(request, reply)

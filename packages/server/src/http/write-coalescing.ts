@@ -18,7 +18,7 @@ export const SENT_TWICE = 'a reply was sent twice (an async handler that calls r
 /**
  * Responses to reads finished during one turn of the event loop are written together at its end
  * (setImmediate runs right after the poll phase that produced them), not one by one as
- * each is ready. A write that finds the client's side asleep pays to wake it, and on a VM
+ * each is ready. A socket write that finds the client's side asleep pays to wake it, and on a VM
  * waking an idle vCPU is expensive: written back to back, one turn's responses wake it
  * once. A request alone in its turn waits only for that turn to finish (microseconds).
  */
@@ -45,7 +45,7 @@ export function registerWriteCoalescing(app: FastifyInstance, log: FastifyBaseLo
   app.decorateReply('writeQueued', false)
   // Callback style and no payload change: resuming with nothing keeps the serialized body.
   app.addHook('onSend', (request, reply, _payload, resume: Resume) => {
-    // A write is answered as soon as it is durable. The embedded store commits the creates of
+    // A create is answered as soon as it is durable. The embedded store commits the creates of
     // a turn together at its end and answers them in one sweep already; held for one more
     // turn, those answers (and the clients' next requests) would wait a turn, and commits
     // would split into smaller batches: creates ran ~20% slower that way.
