@@ -36,9 +36,11 @@ export class SqliteCounterPersistence {
   readonly #db: DatabaseSync
   readonly #upsert: StatementSync
   readonly #select: StatementSync
+  readonly #synchronous: StatementSync
 
   constructor(db: DatabaseSync) {
     this.#db = db
+    this.#synchronous = db.prepare('PRAGMA synchronous')
     this.#upsert = db.prepare(`INSERT INTO rate_limit_counters (subject, minute_start, minute_used, refusals, day_start, day_used, banned_until)
       VALUES (?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (subject) DO UPDATE SET minute_start = excluded.minute_start, minute_used = excluded.minute_used, refusals = excluded.refusals,
@@ -54,7 +56,7 @@ export class SqliteCounterPersistence {
    */
   save(rows: CounterRow[], { fsync }: { fsync: boolean }): void {
     if (rows.length === 0) return
-    const synchronous = fsync ? undefined : (this.#db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous
+    const synchronous = fsync ? undefined : (this.#synchronous.get() as { synchronous: number }).synchronous
     if (synchronous !== undefined) this.#db.exec('PRAGMA synchronous = NORMAL')
     this.#db.exec('BEGIN IMMEDIATE')
     try {
