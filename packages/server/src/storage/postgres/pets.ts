@@ -53,13 +53,13 @@ export class PostgresPets implements PetStore {
   async page({ status, afterId, limit }: PetPageQuery): Promise<Pet[]> {
     const after = int64Param(afterId ?? 0)
     const rows = status === undefined
-      ? await this.#db.query<PetRow>(`SELECT ${PET_COLUMNS} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`, [after, limit])
-      : await this.#db.query<PetRow>(`SELECT ${PET_COLUMNS} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`, [status, after, limit])
+      ? await this.#db.query<PetRow>(`SELECT ${PET_COLUMNS} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`, [after, limit], 'pets_page_all')
+      : await this.#db.query<PetRow>(`SELECT ${PET_COLUMNS} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`, [status, after, limit], 'pets_page_by_status')
     return rows.map(toPet)
   }
 
   async get(id: Int64): Promise<Pet | undefined> {
-    const [row] = await this.#db.query<PetRow>(`SELECT ${PET_COLUMNS} FROM pets WHERE id = $1`, [int64Param(id)])
+    const [row] = await this.#db.query<PetRow>(`SELECT ${PET_COLUMNS} FROM pets WHERE id = $1`, [int64Param(id)], 'pets_get')
     return row === undefined ? undefined : toPet(row)
   }
 }

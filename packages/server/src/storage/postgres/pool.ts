@@ -52,9 +52,15 @@ export class PostgresPool {
     this.#pool.on('error', () => {})
   }
 
-  async query<R extends QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
+  /**
+   * `prepareAs` names a server-side prepared statement: each connection parses and plans it
+   * once, and later runs send only its parameters. For the statements on every request; they
+   * name their columns, so a migration that adds columns leaves them valid (one that changes a
+   * column's type needs the instances restarted).
+   */
+  async query<R extends QueryResultRow>(text: string, values: unknown[] = [], prepareAs?: string): Promise<R[]> {
     try {
-      return (await this.#pool.query<R>(text, values)).rows
+      return (await this.#pool.query<R>(prepareAs === undefined ? { text, values } : { name: prepareAs, text, values })).rows
     } catch (error) {
       throw translateError(error)
     }
