@@ -178,6 +178,7 @@ function machine(wrk: string) {
 // ---- one target's server -------------------------------------------------------------------
 
 interface Running {
+  pets: number
   target: Target
   store: Store
   child: Child
@@ -276,6 +277,9 @@ async function main(): Promise<void> {
   const measurements: Measurement[] = []
   const startups: Startup[] = []
 
+  // Every store size gets its stores and servers up front, so each round measures every size:
+  // the cost of a larger store is then a comparison of runs seconds apart, not of halves of the run.
+  const running: Running[] = []
   for (const pets of options.scales) {
     const scale = pets.toLocaleString('en-US')
     const dir = mkdtempSync(join(tmpdir(), 'animal-store-bench-'))
@@ -313,8 +317,7 @@ async function main(): Promise<void> {
       log(`[${scale}] ${target.id}: start-up to first served request ${runs.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}`)
     }
 
-    // Servers, checked, then warmed up.
-    const running: Running[] = []
+    // Servers, checked. An idle one costs the others nothing measurable: no timer of theirs runs more than once a second.
     for (const target of active) {
       const store = stores.get(target.id)!
       const flags = options.profile && target.role === 'service' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${target.id}-${pets}-${runId}.cpuprofile`] : []
@@ -328,50 +331,60 @@ async function main(): Promise<void> {
       if (target.role !== 'ceiling' && followed < PAGES - 1) log(`[${scale}] ${target.id}: only ${followed + 1} pages exist; page50 cycles through them`)
       const pagesFile = join(dir, `${target.id}.pages`)
       writeFileSync(pagesFile, `${paths.join('\n')}\n`)
-      const entry = { target, store, child, origin, pagesFile }
+      const entry = { pets, target, store, child, origin, pagesFile }
       const { rateLimitHeaders } = await sanityCheck(entry, paths)
       if (target.role === 'service') {
-        infos.get(target.id)!.rateLimitHeaders = rateLimitHeaders
+        const info = infos.get(target.id)!
+        info.rateLimitHeaders = (info.rateLimitHeaders ?? true) && rateLimitHeaders
         if (!rateLimitHeaders) log(`[${scale}] ${target.id}: WARNING: no X-RateLimit-* headers: the rate limiter does not seem to run`)
       }
       running.push(entry)
     }
+  }
 
-    const load = (r: Running, workload: Workload, seconds: number) =>
-      runWrk(r.origin, requestPlan(workload.id, { maxId: r.store.maxId, pagesFile: r.pagesFile }), { key: r.store.key, seconds, connections: options.connections, core: loadCore })
+  const load = (r: Running, workload: Workload, seconds: number) =>
+    runWrk(r.origin, requestPlan(workload.id, { maxId: r.store.maxId, pagesFile: r.pagesFile }), { key: r.store.key, seconds, connections: options.connections, core: loadCore })
 
-    // A server that dies under load is reported with its last output and dropped from the run;
-    // the other targets carry on. wrk failing against a live server is a harness error.
-    const alive = (r: Running) => r.child.process.exitCode === null && r.child.process.signalCode === null
-    const survived = async <T>(r: Running, what: string, work: () => Promise<T>): Promise<T | undefined> => {
-      try {
-        const result = await work()
-        if (alive(r)) return result
-      } catch (error) {
-        if (alive(r)) throw error
-      }
-      const code = await r.child.exited
-      const reason = `its server exited (${code}) during ${what} with ${scale} pets; last output: ${r.child.output().trim().split('\n').slice(-5).join(' | ').slice(-600) || '(none)'}`
-      infos.get(r.target.id)!.skipped = reason
-      log(`[${scale}] ${r.target.id}: DROPPED: ${reason}`)
-      running.splice(running.indexOf(r), 1)
-      return undefined
+  // A server that dies under load is reported with its last output and dropped from the run
+  // (with its target at every store size, so no half-measured target is judged); the other
+  // targets carry on. wrk failing against a live server is a harness error.
+  const alive = (r: Running) => r.child.process.exitCode === null && r.child.process.signalCode === null
+  const survived = async <T>(r: Running, what: string, work: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      const result = await work()
+      if (alive(r)) return result
+    } catch (error) {
+      if (alive(r)) throw error
     }
+    const code = await r.child.exited
+    const reason = `its server exited (${code}) during ${what} with ${r.pets.toLocaleString('en-US')} pets; last output: ${r.child.output().trim().split('\n').slice(-5).join(' | ').slice(-600) || '(none)'}`
+    infos.get(r.target.id)!.skipped = reason
+    log(`[${r.pets.toLocaleString('en-US')}] ${r.target.id}: DROPPED: ${reason}`)
+    for (const other of running.filter((o) => o.target.id === r.target.id)) {
+      running.splice(running.indexOf(other), 1)
+      if (other !== r) await stopServer(other.child)
+    }
+    return undefined
+  }
 
-    if (options.warmupS > 0) {
-      log(`[${scale}] warming up: ${options.warmupS} s per target and workload`)
-      for (const workload of workloads) {
-        for (const r of [...running]) {
-          await survived(r, `the ${workload.id} warm-up`, () => load(r, workload, options.warmupS))
-          if (workload.id === 'create' && running.includes(r)) await r.store.trim()
-        }
+  if (options.warmupS > 0) {
+    log(`warming up: ${options.warmupS} s per store size, target and workload`)
+    for (const workload of workloads) {
+      for (const r of [...running]) {
+        if (!running.includes(r)) continue
+        await survived(r, `the ${workload.id} warm-up`, () => load(r, workload, options.warmupS))
+        if (workload.id === 'create' && running.includes(r)) await r.store.trim()
       }
     }
+  }
 
-    for (let round = 1; round <= options.rounds; round++) {
-      for (const workload of workloads) {
-        // A different target goes first in every round.
-        const order = running.map((_, i) => running[(i + round - 1) % running.length]!)
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const workload of workloads) {
+      // Store sizes alternate which goes first, and a different target goes first in every round.
+      const sizes = round % 2 === 1 ? options.scales : [...options.scales].reverse()
+      for (const pets of sizes) {
+        const atSize = running.filter((r) => r.pets === pets)
+        const order = atSize.map((_, i) => atSize[(i + round - 1) % atSize.length]!)
         for (const r of order) {
           if (!running.includes(r)) continue
           const sampler = new RssSampler(r.child.pid)
@@ -380,28 +393,28 @@ async function main(): Promise<void> {
           if (result === undefined) continue
           if (workload.id === 'create') await r.store.trim()
           measurements.push({ pets, round, workload: workload.id, target: r.target.id, rssPeakMb, ...pick(result) })
-          log(`[${scale} r${round}] ${workload.id.padEnd(11)} ${r.target.id.padEnd(14)} ${Math.round(result.rps).toLocaleString('en-US').padStart(7)} req/s  ` +
+          log(`[${pets.toLocaleString('en-US')} r${round}] ${workload.id.padEnd(11)} ${r.target.id.padEnd(14)} ${Math.round(result.rps).toLocaleString('en-US').padStart(7)} req/s  ` +
             `p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  RSS ${rssPeakMb.toFixed(0)} MB${result.errors > 0 ? `  ERRORS ${result.errors} (${result.non2xx} non-2xx)` : ''}`)
         }
       }
     }
+  }
 
-    for (const r of running) {
-      const memory = readMemory(r.child.pid)
-      if (memory !== undefined) infos.get(r.target.id)!.hwmMb[pets] = memory.hwmKb / 1024
-      await stopServer(r.child)
-    }
+  for (const r of running) {
+    const memory = readMemory(r.child.pid)
+    if (memory !== undefined) infos.get(r.target.id)!.hwmMb[r.pets] = memory.hwmKb / 1024
+    await stopServer(r.child)
   }
 
   // ---- results ----
   const summaries = summarize(measurements)
-  const scales = compareScales(summaries)
+  const scales = compareScales(measurements, summaries)
   const targets = [...infos.values()]
   const checks = verdicts({ summaries, scales, targets, startups, connections: options.connections })
   const kind = options.quick ? 'smoke' : 'full'
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`
   const notes = [
-    'Ratios are per round (the target against the ceiling or the naive baseline measured seconds apart in the same round), then the median over rounds. ×ceil for p50/p99/RSS above 1 means slower or bigger than the ceiling.',
+    'Ratios are per round (the target against the ceiling or the naive baseline measured seconds apart in the same round), then the median over rounds. ×ceil for p50/p99/RSS above 1 means slower or bigger than the ceiling. Every store size is measured in every round, so the cost of a larger store is also a per-round ratio.',
     `The write workload's pets are deleted after each run of it, so every run sees the seeded store. RSS is the highest VmRSS sampled every 100 ms during the run; the PASS line for RSS also counts VmHWM over the server's whole life.`,
     `wrk measures latency from the moment it sends a request (closed loop, ${options.connections} connections): a stalled server shows as fewer requests more than as a higher p99.`,
     `The naive baseline commits with synchronous=${options.naiveSynchronous ?? 'NORMAL (better-sqlite3 default under WAL: no fsync per commit)'}; the service's embedded store commits with synchronous=FULL (an fsync per commit).`,

@@ -89,7 +89,7 @@ function sections(report: Report, render: (t: Table) => string, heading: (h: str
   const petsList = [...new Set(report.summaries.map((s) => s.pets))].sort((a, b) => a - b)
   for (const pets of petsList) out.push(heading(`Throughput and latency, store of ${petsLabel(pets)}`), render(mainTable(report, pets)))
   const scales = scaleTable(report)
-  if (scales !== undefined) out.push(heading('Cost against store size (slowdown = small ÷ large, of median req/s and of median ×ceil; the verdict uses ×ceil)'), render(scales))
+  if (scales !== undefined) out.push(heading('Cost against store size (slowdown = small ÷ large per round, of req/s and of ×ceil, median over rounds; the verdict uses ×ceil)'), render(scales))
   const startups = startupTable(report)
   if (startups !== undefined) out.push(heading('Start-up'), render(startups))
   return out

@@ -43,12 +43,13 @@ export interface ScaleComparison {
   target: TargetId
   small: number
   large: number
-  /** Median req/s at the small store over median req/s at the large one: > 1 means slower when larger. */
+  /** Per round, req/s at the small store over req/s at the large one (> 1: slower when larger); median over rounds. */
   rpsSlowdown: number
   /**
-   * The same with each side taken as its median ratio to the ceiling (×ceil at the small store over
-   * ×ceil at the large): the two stores are measured minutes apart, and this cancels what the
-   * machine's own speed did meanwhile. Undefined for the ceiling itself.
+   * Per round, the same with each side taken as its ratio to the ceiling of the same store (×ceil at
+   * the small store over ×ceil at the large), then the median over rounds: the two stores are
+   * measured within the same round, and this also cancels what the machine's speed did between
+   * them. Undefined for the ceiling itself.
    */
   ceilingSlowdown: number | undefined
   p50Growth: number
@@ -121,19 +122,31 @@ export function summarize(measurements: Measurement[]): Summary[] {
   return summaries
 }
 
-export function compareScales(summaries: Summary[]): ScaleComparison[] {
+/** The cost of a larger store, round by round: both store sizes are measured in every round. */
+export function compareScales(measurements: Measurement[], summaries: Summary[]): ScaleComparison[] {
   const scales = [...new Set(summaries.map((s) => s.pets))].sort((a, b) => a - b)
   if (scales.length < 2) return []
   const small = scales[0]!
   const large = scales[scales.length - 1]!
+  const at = (pets: number, workload: WorkloadId, target: TargetId, round: number) =>
+    measurements.find((m) => m.pets === pets && m.workload === workload && m.target === target && m.round === round)?.rps
   const out: ScaleComparison[] = []
   for (const s of summaries.filter((x) => x.pets === small)) {
     const l = summaries.find((x) => x.pets === large && x.workload === s.workload && x.target === s.target)
     if (l === undefined) continue
-    const smallVsCeiling = s.vsCeiling.rps?.median
-    const largeVsCeiling = l.vsCeiling.rps?.median
-    const ceilingSlowdown = smallVsCeiling !== undefined && largeVsCeiling !== undefined && largeVsCeiling > 0 ? smallVsCeiling / largeVsCeiling : undefined
-    out.push({ workload: s.workload, target: s.target, small, large, rpsSlowdown: s.rps.median / l.rps.median, ceilingSlowdown, p50Growth: l.p50Ms.median / s.p50Ms.median, p99Growth: l.p99Ms.median / s.p99Ms.median })
+    const raw: number[] = []
+    const normalised: number[] = []
+    for (const round of new Set(measurements.map((m) => m.round))) {
+      const mineSmall = at(small, s.workload, s.target, round)
+      const mineLarge = at(large, s.workload, s.target, round)
+      if (mineSmall === undefined || mineLarge === undefined || mineLarge <= 0) continue
+      raw.push(mineSmall / mineLarge)
+      const ceilSmall = at(small, s.workload, 'ceiling', round)
+      const ceilLarge = at(large, s.workload, 'ceiling', round)
+      if (s.target !== 'ceiling' && ceilSmall !== undefined && ceilLarge !== undefined && ceilSmall > 0) normalised.push((mineSmall / ceilSmall) / (mineLarge / ceilLarge))
+    }
+    const rpsSlowdown = spread(raw)?.median ?? s.rps.median / l.rps.median
+    out.push({ workload: s.workload, target: s.target, small, large, rpsSlowdown, ceilingSlowdown: spread(normalised)?.median, p50Growth: l.p50Ms.median / s.p50Ms.median, p99Growth: l.p99Ms.median / s.p99Ms.median })
   }
   return out
 }
@@ -179,7 +192,7 @@ export function verdicts(options: { summaries: Summary[], scales: ScaleCompariso
     }
     const flat = scales.filter((c) => c.target === target.id)
     if (flat.length > 0) {
-      // Judged on the ceiling-normalised slowdown: the raw one also measures the machine's drift between the two stores.
+      // Judged on the ceiling-normalised slowdown: the raw one also measures the machine's drift between the two runs it compares.
       const ok = flat.every((c) => c.ceilingSlowdown !== undefined && c.ceilingSlowdown <= L.largeStoreSlowdown)
       const c0 = flat[0]!
       out.push({
