@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { chromium } from 'playwright-core'
 import { startApp } from './helpers/app.ts'
-import { tempDir } from './helpers/temp.ts'
 
 // Debian's chromium, never a downloaded browser: `apt-get install -y chromium`.
 const CHROMIUM = '/usr/bin/chromium'
@@ -23,13 +23,22 @@ function chromiumSkip(): string | false {
 describe('/docs in a real browser', { skip: chromiumSkip() }, () => {
   test('renders the three operations, marks getPet deprecated, and loads nothing from another origin', async (t) => {
     const app = await startApp(t)
-    const context = await chromium.launchPersistentContext(tempDir(t, 'animal-store-chromium-'), {
+    const profile = mkdtempSync(join(tmpdir(), 'animal-store-chromium-'))
+    const removeProfile = () => rmSync(profile, { recursive: true, force: true })
+    const context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
       args: CHROMIUM_ARGS,
       viewport: { width: 1280, height: 1400 }
+    }).catch((error: unknown) => {
+      removeProfile()
+      throw error
     })
-    t.after(() => context.close())
+    // Chromium writes its profile as it exits: the folder goes only once the browser has closed.
+    t.after(async () => {
+      await context.close()
+      removeProfile()
+    })
 
     const requests: string[] = []
     const problems: string[] = []
