@@ -125,6 +125,19 @@ describe('PostgreSQL storage', { skip }, () => {
     assert.deepEqual(seen, created, 'the tail reader saw every pet, in ascending id order, each once')
   })
 
+  test('creates that arrive while a batch commits share the next transaction: one lock, one WAL flush', async (t) => {
+    const { schema, storages: [storage] } = await storagesOnOneSchema(t, 1)
+    await storage!.migrate()
+    const created = await Promise.all(Array.from({ length: 20 }, (_, i) => storage!.pets.create({ name: `p${i}`, categoryId: 1, status: 'sold' })))
+    // Rows written by one transaction carry its id in xmin: the first create commits alone, the
+    // other 19 arrive while it does and go together.
+    const [row] = await adminQuery<{ transactions: number, pets: number }>(
+      'SELECT count(DISTINCT xmin::text)::int AS transactions, count(*)::int AS pets FROM pets WHERE id = ANY($1::int8[])',
+      [created.map((pet) => String(pet.id))], schema.url
+    )
+    assert.deepEqual(row, { transactions: 2, pets: 20 })
+  })
+
   test('names are stored as sent, U+0000 included', async (t) => {
     const app = await startApp(t, { backend: postgresBackend })
     const name = 'nul \u0000 and 😀 and ʕ•ᴥ•ʔ'

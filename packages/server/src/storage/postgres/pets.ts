@@ -1,5 +1,6 @@
 import { toInt64, type Int64, type Pet, type PetStatus } from '@animal-store/contract'
 import { IdempotencyClaimLostError, type IdempotencyCompletion, type NewPetRecord, type PetPageQuery, type PetStore } from '../types.ts'
+import type { PoolClient } from 'pg'
 import type { PostgresPool } from './pool.ts'
 
 /** Advisory-lock namespace ("anpi") for pet id assignment; the table's oid is the second key. */
@@ -16,38 +17,112 @@ function toPet(row: PetRow): Pet {
 /** int64 parameters travel as decimal text, never through a JS number. */
 const int64Param = (value: Int64) => value.toString()
 
+interface PendingCreate {
+  pet: NewPetRecord
+  idempotency: IdempotencyCompletion | undefined
+  resolve(pet: Pet): void
+  reject(error: unknown): void
+}
+
+/** Pets per transaction: bounds one statement's parameters and how long the id lock is held. */
+const MAX_BATCH = 256
+
+/** Inserts the batch in the caller's transaction; each create's outcome: its pet, or why it alone failed. */
+async function insertBatch(client: PoolClient, batch: PendingCreate[]): Promise<Array<Pet | Error>> {
+  // Keyset paging reads "ids after the last one I saw". An identity sequence hands out ids
+  // before commit, so two concurrent inserts could become visible out of order (11 before 10):
+  // a reader would then page past 10 and never see it. Holding this lock from nextval to
+  // commit makes ids become visible in ascending order, on every instance. The cost: inserts
+  // into one table are serialised, one batch at a time; reads never wait on it.
+  await client.query(`SELECT pg_advisory_xact_lock(${PET_ID_LOCK_SPACE}, 'pets'::regclass::oid::int4)`)
+  // Ids are drawn first and paired with the pets here: the order of an INSERT's RETURNING rows
+  // is not something PostgreSQL promises.
+  const { rows: ids } = await client.query<{ id: string }>(
+    `SELECT nextval(pg_get_serial_sequence('pets', 'id'))::text AS id FROM generate_series(1, $1::int)`, [batch.length]
+  )
+  const names = batch.map(({ pet }) => Buffer.from(pet.name, 'utf8'))
+  // The name as stored: a lone surrogate becomes U+FFFD in UTF-8, and the answer must say so.
+  const pets: Pet[] = batch.map(({ pet }, i) => ({ id: toInt64(BigInt(ids[i]!.id)), name: names[i]!.toString('utf8'), categoryId: pet.categoryId, status: pet.status }))
+  await client.query(
+    `INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE
+     SELECT * FROM unnest($1::int8[], $2::bytea[], $3::int8[], $4::text[])`,
+    [pets.map((pet) => int64Param(pet.id)), names, pets.map((pet) => int64Param(pet.categoryId)), pets.map((pet) => pet.status)]
+  )
+  const outcomes: Array<Pet | Error> = [...pets]
+  const lost = await completeIdempotency(client, batch, pets)
+  if (lost.length > 0) {
+    // The pet and the response a retry will replay commit together, or neither does.
+    await client.query('DELETE FROM pets WHERE id = ANY($1::int8[])', [lost.map((i) => int64Param(pets[i]!.id))])
+    for (const i of lost) outcomes[i] = new IdempotencyClaimLostError('the Idempotency-Key claim lapsed before the create committed')
+  }
+  return outcomes
+}
+
+/** Stores the response each idempotent create will replay; returns the batch positions whose claim had lapsed. */
+async function completeIdempotency(client: PoolClient, batch: PendingCreate[], pets: Pet[]): Promise<number[]> {
+  const positions = batch.flatMap(({ idempotency }, i) => (idempotency === undefined ? [] : [i]))
+  if (positions.length === 0) return []
+  const columns = { apiKeyId: [] as string[], key: [] as string[], token: [] as string[], status: [] as number[], body: [] as string[], location: [] as Array<string | null> }
+  for (const i of positions) {
+    const idempotency = batch[i]!.idempotency!
+    const { scope, token } = idempotency
+    const response = idempotency.respond(pets[i]!)
+    columns.apiKeyId.push(scope.apiKeyId)
+    columns.key.push(scope.key)
+    columns.token.push(token)
+    columns.status.push(response.status)
+    columns.body.push(response.body)
+    columns.location.push(response.location)
+  }
+  // Only while the claim is still this request's (same token, not completed).
+  const { rows } = await client.query<{ token: string }>(
+    `UPDATE idempotency_keys AS k SET status = u.status, body = u.body, location = u.location
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[]) AS u(api_key_id, idempotency_key, token, status, body, location)
+     WHERE k.api_key_id = u.api_key_id AND k.idempotency_key = u.idempotency_key AND k.token = u.token AND k.status IS NULL
+     RETURNING k.token`,
+    [columns.apiKeyId, columns.key, columns.token, columns.status, columns.body, columns.location]
+  )
+  const completed = new Set(rows.map((row) => row.token))
+  return positions.filter((i) => !completed.has(batch[i]!.idempotency!.token))
+}
+
 export class PostgresPets implements PetStore {
   readonly #db: PostgresPool
+  #pending: PendingCreate[] = []
+  #committing = false
 
   constructor(db: PostgresPool) {
     this.#db = db
   }
 
-  async create(pet: NewPetRecord, idempotency?: IdempotencyCompletion): Promise<Pet> {
-    return this.#db.transaction(async (client) => {
-      // Keyset paging reads "ids after the last one I saw". An identity sequence hands out ids
-      // before commit, so two concurrent inserts can become visible out of order (11 before 10):
-      // a reader would then page past 10 and never see it. Holding this lock from nextval to
-      // commit makes ids become visible in ascending order, on every instance. The cost: inserts
-      // into one table are serialised (a few round trips each); reads never wait on it.
-      await client.query(`SELECT pg_advisory_xact_lock(${PET_ID_LOCK_SPACE}, 'pets'::regclass::oid::int4)`)
-      const result = await client.query<PetRow>(
-        `INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3) RETURNING ${PET_COLUMNS}`,
-        [Buffer.from(pet.name, 'utf8'), int64Param(pet.categoryId), pet.status]
-      )
-      const created = toPet(result.rows[0]!)
-      if (idempotency !== undefined) {
-        // The pet and the response a retry will replay commit together, or neither does.
-        const response = idempotency.respond(created)
-        const { scope, token } = idempotency
-        const completed = await client.query(
-          'UPDATE idempotency_keys SET status = $1, body = $2, location = $3 WHERE api_key_id = $4 AND idempotency_key = $5 AND token = $6 AND status IS NULL',
-          [response.status, response.body, response.location, scope.apiKeyId, scope.key, token]
-        )
-        if (completed.rowCount === 0) throw new IdempotencyClaimLostError('the Idempotency-Key claim lapsed before the create committed')
-      }
-      return created
+  /**
+   * Group commit: creates that arrive while a batch is committing wait for the next one, and
+   * each batch is one transaction (one lock, one WAL flush) however many pets it holds. Ids are
+   * handed out under the lock, so they still become visible in ascending order on every instance.
+   */
+  create(pet: NewPetRecord, idempotency?: IdempotencyCompletion): Promise<Pet> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ pet, idempotency, resolve, reject })
+      if (!this.#committing) void this.#commitPending()
     })
+  }
+
+  async #commitPending(): Promise<void> {
+    this.#committing = true
+    while (this.#pending.length > 0) {
+      const batch = this.#pending.splice(0, MAX_BATCH)
+      try {
+        const outcomes = await this.#db.transaction((client) => insertBatch(client, batch))
+        batch.forEach(({ resolve, reject }, i) => {
+          const outcome = outcomes[i]!
+          if (outcome instanceof Error) reject(outcome)
+          else resolve(outcome)
+        })
+      } catch (error) {
+        for (const { reject } of batch) reject(error)
+      }
+    }
+    this.#committing = false
   }
 
   async page({ status, afterId, limit }: PetPageQuery): Promise<Pet[]> {
