@@ -114,7 +114,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const docsUrl = `${new URL(config.publicBaseUrl).origin}/docs`
   const idempotency = new IdempotencyService(deps.storage.idempotency, clock)
-  registerPetRoutes(app, { allowedMethods, pets: new PetService(deps.storage.pets, clock), idempotency, publicBaseUrl: config.publicBaseUrl, docsUrl, pageCacheEntries: config.pageCacheEntries })
+  registerPetRoutes(app, { allowedMethods, pets: new PetService(deps.storage.pets, clock, rateLimits.changes), idempotency, publicBaseUrl: config.publicBaseUrl, docsUrl, pageCacheEntries: config.pageCacheEntries })
   // Replayable responses are kept 24 hours; older ones are swept out every 10 minutes.
   const purge = setInterval(() => {
     idempotency.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'could not purge expired idempotency keys'))

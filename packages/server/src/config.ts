@@ -26,7 +26,7 @@ export interface Config {
   trustProxy: boolean
   logLevel: string
   banSeconds: number
-  /** Rendered list pages kept in memory on the embedded store (PAGE_CACHE_ENTRIES; 0 keeps none). */
+  /** Rendered list pages kept in memory (PAGE_CACHE_ENTRIES; 0 keeps none). */
   pageCacheEntries: number
   /** Slow-client protection: headers, then the whole request, must arrive within these. */
   timeouts: { headersMs: number, requestMs: number, keepAliveMs: number }

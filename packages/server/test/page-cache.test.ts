@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict'
 import { DatabaseSync } from 'node:sqlite'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { describe, test } from 'node:test'
+import { describe, test, type TestContext } from 'node:test'
+import { Redis } from 'ioredis'
 import { ConfigError, loadConfig } from '../src/config.ts'
 import { PageCache } from '../src/http/page-cache.ts'
+import { SHARED_PAGE_MAX_AGE_MS } from '../src/routes/pets.ts'
+import { RedisChangeMarker } from '../src/storage/change-marker.ts'
 import { postJson, startApp, type TestApp } from './helpers/app.ts'
-import { postgresBackend, sqliteBackend } from './helpers/backends.ts'
+import { backendSkip, postgresBackend, sqliteBackend } from './helpers/backends.ts'
+import { adminQuery } from './helpers/postgres.ts'
+import { TEST_REDIS_URL } from './helpers/redis.ts'
 
 async function names(app: TestApp, path: string): Promise<string[]> {
   const response = await app.fetch(path)
@@ -73,34 +78,94 @@ describe('rendered list pages (embedded store)', () => {
     assert.deepEqual(await names(app, '/v1/pets'), ['a', 'outside'])
   })
 
-  test('the shared store (PostgreSQL) offers no revision, so nothing is cached there', async (t) => {
-    const skip = await postgresBackend.unavailable()
-    if (skip !== undefined) {
-      if (process.env.CI === 'true') assert.fail(`PostgreSQL and Redis must be reachable under CI: ${skip}`)
-      t.skip(skip)
-      return
+})
+
+describe('rendered list pages (PostgreSQL + Redis, two instances)', { skip: await backendSkip(postgresBackend) }, () => {
+  /** Two instances on one schema and one Redis prefix, and a way to write pets behind their backs. */
+  async function twoInstances(t: TestContext) {
+    const a = await startApp(t, { backend: postgresBackend })
+    const b = await startApp(t, { backend: postgresBackend, shareStorageWith: a })
+    const outside = (name: string) => adminQuery("INSERT INTO pets (name, category_id, status) VALUES (convert_to($1, 'UTF8'), 1, 'available')", [name], a.backendEnv.DATABASE_URL)
+    return { a, b, outside }
+  }
+
+  test('a create on one instance shows at once on the other, whose pages are otherwise reused', async (t) => {
+    const { a, b, outside } = await twoInstances(t)
+    await create(a, 'a')
+    assert.deepEqual(await names(b, '/v1/pets'), ['a'])
+    await outside('outside')
+    assert.deepEqual(await names(b, '/v1/pets'), ['a'], 'the page B read is reused: a write by hand does not change the marker')
+    await create(a, 'b')
+    assert.deepEqual(await names(b, '/v1/pets'), ['a', 'outside', 'b'], 'a create through the service is seen by every instance at once')
+  })
+
+  test(`a page is reused for at most ${SHARED_PAGE_MAX_AGE_MS} ms, which bounds what the marker cannot see`, async (t) => {
+    const { a, outside } = await twoInstances(t)
+    await create(a, 'a')
+    assert.deepEqual(await names(a, '/v1/pets'), ['a'])
+    await outside('outside')
+    const started = performance.now()
+    while (!(await names(a, '/v1/pets')).includes('outside')) {
+      assert.ok(performance.now() - started < SHARED_PAGE_MAX_AGE_MS + 1000, 'a page outlived its maximum age')
+      await sleep(50)
     }
-    const { storage } = await postgresBackend.create(t)
-    assert.equal(storage.pets.revision, undefined)
-    assert.equal(typeof (await sqliteBackend.create(t)).storage.pets.revision, 'function')
+  })
+
+  test('a marker lost with Redis\'s data is replaced, and no page from before is served', async (t) => {
+    const { a, b, outside } = await twoInstances(t)
+    await create(a, 'a')
+    assert.deepEqual(await names(b, '/v1/pets'), ['a'])
+    await outside('outside')
+    const redis = new Redis(TEST_REDIS_URL)
+    try {
+      assert.equal(await redis.del(`${a.backendEnv.REDIS_KEY_PREFIX}pets:changed`), 1)
+    } finally {
+      redis.disconnect()
+    }
+    assert.deepEqual(await names(b, '/v1/pets'), ['a', 'outside'])
+  })
+
+  test('PAGE_CACHE_ENTRIES=0 keeps no page here either', async (t) => {
+    const a = await startApp(t, { backend: postgresBackend, env: { PAGE_CACHE_ENTRIES: '0' } })
+    await create(a, 'a')
+    assert.deepEqual(await names(a, '/v1/pets'), ['a'])
+    await adminQuery("INSERT INTO pets (name, category_id, status) VALUES ('\\x6f'::bytea, 1, 'sold')", [], a.backendEnv.DATABASE_URL)
+    assert.deepEqual(await names(a, '/v1/pets'), ['a', 'o'])
+  })
+
+  test('while Redis cannot be read, nothing is reused, and a create does not fail for it', async () => {
+    const unreachable = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true })
+    unreachable.on('error', () => {})
+    const marker = new RedisChangeMarker(unreachable, 'nowhere:')
+    assert.equal(await marker.read(), undefined)
+    await marker.bump()
+    unreachable.disconnect()
   })
 })
 
 describe('PageCache', () => {
+  const page = (body: string) => ({ body, link: undefined })
+
   test('an entry lives while the revision stands still, and the oldest goes first past the bound', () => {
-    let revision = 1
-    const cache = new PageCache(() => revision, 2)
-    const page = (body: string) => ({ body, link: undefined })
+    const cache = new PageCache(2)
     cache.set('a', 1, page('A'))
     cache.set('b', 1, page('B'))
-    assert.equal(cache.get('a')?.body, 'A')
+    assert.equal(cache.get('a', 1)?.body, 'A')
     cache.set('c', 1, page('C'))
-    assert.equal(cache.get('a'), undefined, 'the oldest entry is dropped past the bound')
-    assert.equal(cache.get('c')?.body, 'C')
-    revision = 2
-    assert.equal(cache.get('b'), undefined, 'a change of revision makes every entry stale')
-    cache.set('d', 1, page('D'))
-    assert.equal(cache.get('d'), undefined, 'a page read before the change is stale when stored')
+    assert.equal(cache.get('a', 1), undefined, 'the oldest entry is dropped past the bound')
+    assert.equal(cache.get('c', 1)?.body, 'C')
+    assert.equal(cache.get('b', 2), undefined, 'a change of revision makes an entry stale')
+    assert.equal(cache.get('b', 1), undefined, 'and drops it')
+    cache.set('d', 'marker-1', page('D'))
+    assert.equal(cache.get('d', 'marker-2'), undefined, 'a page read at another marker is not served')
+  })
+
+  test('with a maximum age, an entry is served until it is that old', async () => {
+    const cache = new PageCache(10, 100)
+    cache.set('a', 'm', page('A'))
+    assert.equal(cache.get('a', 'm')?.body, 'A')
+    await sleep(120)
+    assert.equal(cache.get('a', 'm'), undefined)
   })
 
   test('PAGE_CACHE_ENTRIES is an integer from 0 to 100000, 256 by default', () => {

@@ -1,5 +1,6 @@
 import { DEFAULT_PET_STATUS, GET_PET_SUNSET, parsePositiveInt64, type NewPet, type Pet, type PetStatus } from '@animal-store/contract'
 import type { Clock } from '../clock.ts'
+import type { ChangeMarker } from '../storage/change-marker.ts'
 import type { IdempotencyCompletion, PetStore } from '../storage/types.ts'
 import { ApiError } from './api-error.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
@@ -27,11 +28,14 @@ export class PetService {
   readonly #clock: Clock
   /** The store's revision when only this process writes it (see PetStore.revision); else undefined. */
   readonly revision: (() => number) | undefined
+  /** Where a store other instances also write says it changed (PostgreSQL + Redis); else undefined. */
+  readonly changes: ChangeMarker | undefined
 
-  constructor(store: PetStore, clock: Clock) {
+  constructor(store: PetStore, clock: Clock, changes?: ChangeMarker) {
     this.#store = store
     this.#clock = clock
     this.revision = store.revision?.bind(store)
+    this.changes = this.revision === undefined ? changes : undefined
   }
 
   /** Synchronous (and throwing) when the store answers synchronously; otherwise a promise. */
@@ -43,7 +47,9 @@ export class PetService {
   }
 
   async create(input: NewPet, idempotency?: IdempotencyCompletion): Promise<Pet> {
-    return this.#store.create({ name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS }, idempotency)
+    const pet = await this.#store.create({ name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS }, idempotency)
+    await this.changes?.bump()
+    return pet
   }
 
   /**

@@ -4,44 +4,44 @@ export interface RenderedPage {
   link: string | undefined
 }
 
+/** What a page was read at: the embedded store's revision, or a shared store's change marker. */
+export type Revision = number | string
+
 interface Entry extends RenderedPage {
-  revision: number
+  revision: Revision
+  storedAt: number
 }
 
 /**
  * Rendered `GET /v1/pets` pages, reused while the store's revision stands still. A page is
  * the same for every key (rate-limit headers are added per request, outside it), so the
  * first page of a busy listing costs one query and one serialization per change of the
- * store instead of one per request. Only for stores this process alone writes (their
- * `revision()`); bounded, dropping the oldest entry first.
+ * store instead of one per request. Bounded, dropping the oldest entry first; with a
+ * `maxAgeMs`, a page is also read again once it is that old.
  */
 export class PageCache {
-  readonly #revision: () => number
   readonly #maxEntries: number
+  readonly #maxAgeMs: number
   readonly #entries = new Map<string, Entry>()
 
-  constructor(revision: () => number, maxEntries: number) {
-    this.#revision = revision
+  constructor(maxEntries: number, maxAgeMs = Number.POSITIVE_INFINITY) {
     this.#maxEntries = maxEntries
+    this.#maxAgeMs = maxAgeMs
   }
 
-  /** The revision to pass to `set` for a page read from now on. */
-  revision(): number {
-    return this.#revision()
-  }
-
-  get(key: string): RenderedPage | undefined {
+  /** The page kept under `key` if it was read at `revision` (the store's current one). */
+  get(key: string, revision: Revision): RenderedPage | undefined {
     const entry = this.#entries.get(key)
     if (entry === undefined) return undefined
-    if (entry.revision === this.#revision()) return entry
+    if (entry.revision === revision && (this.#maxAgeMs === Number.POSITIVE_INFINITY || performance.now() - entry.storedAt < this.#maxAgeMs)) return entry
     this.#entries.delete(key)
     return undefined
   }
 
   /** Keeps a page read at `revision` (taken before the read, so a write during it makes the page stale at once). */
-  set(key: string, revision: number, page: RenderedPage): void {
+  set(key: string, revision: Revision, page: RenderedPage): void {
     this.#entries.delete(key)
     if (this.#entries.size >= this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!)
-    this.#entries.set(key, { ...page, revision })
+    this.#entries.set(key, { ...page, revision, storedAt: performance.now() })
   }
 }

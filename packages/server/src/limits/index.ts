@@ -4,6 +4,7 @@ import type { Config } from '../config.ts'
 import type { ReadinessCheck } from '../http/health.ts'
 import type { Metrics } from '../http/metrics.ts'
 import { SqliteStorage } from '../storage/sqlite/index.ts'
+import type { ChangeMarker } from '../storage/change-marker.ts'
 import type { Storage } from '../storage/types.ts'
 import { FallbackCounterStore } from './fallback.ts'
 import { MemoryCounterStore } from './memory.ts'
@@ -16,6 +17,8 @@ export interface RateLimitStore {
   readiness: Record<string, ReadinessCheck>
   /** Flushes and releases the store. */
   close(): Promise<void>
+  /** With Redis: where instances sharing a store say the pets changed (see ChangeMarker). */
+  changes?: ChangeMarker
 }
 
 export interface RateLimitDeps {
@@ -36,6 +39,7 @@ export async function openRateLimitStore(config: Config, storage: Storage, { clo
   if (config.redisUrl !== undefined) {
     // Loaded only when Redis is configured: the embedded default never loads ioredis.
     const { RedisCounterStore } = await import('./redis.ts')
+    const { RedisChangeMarker } = await import('../storage/change-marker.ts')
     const redis = new RedisCounterStore({ url: config.redisUrl, keyPrefix: config.redisKeyPrefix })
     // Not ready in time: serve on per-instance limits (the fallback says so) until it is.
     await redis.whenReady(REDIS_STARTUP_WAIT_MS)
@@ -53,7 +57,9 @@ export async function openRateLimitStore(config: Config, storage: Storage, { clo
     return {
       store,
       readiness: { redis: async () => (store.degraded || !redis.ready ? `degraded: unreachable (${redis.redis.status}), per-instance limits in force` : 'ok') },
-      close: () => store.close()
+      close: () => store.close(),
+      // On the connection the counters already keep open.
+      changes: new RedisChangeMarker(redis.redis, config.redisKeyPrefix)
     }
   }
   const memory = new MemoryCounterStore()

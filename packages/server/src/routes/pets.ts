@@ -7,7 +7,7 @@ import { IdempotencyClaimLostError } from '../storage/types.ts'
 import { apiKeyOf } from '../http/api-guard.ts'
 import { deprecationHeaders } from '../http/deprecation.ts'
 import type { AllowedMethods } from '../http/method-not-allowed.ts'
-import { PageCache, type RenderedPage } from '../http/page-cache.ts'
+import { PageCache, type RenderedPage, type Revision } from '../http/page-cache.ts'
 
 export interface PetRoutesOptions {
   allowedMethods: AllowedMethods
@@ -15,11 +15,19 @@ export interface PetRoutesOptions {
   idempotency: IdempotencyService
   publicBaseUrl: string
   docsUrl: string
-  /** Rendered list pages kept while the store stands still; 0, or a store others write, keeps none. */
+  /** Rendered list pages kept while the store stands still (its revision, or the shared change marker); 0 keeps none. */
   pageCacheEntries: number
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+
+/**
+ * How long a page read from a store other instances write is reused at most. Every create
+ * made through the service changes the marker at once; this bounds what it cannot see: a
+ * change made outside the service (SQL by hand) or a create whose marker write failed
+ * while Redis was unreachable.
+ */
+export const SHARED_PAGE_MAX_AGE_MS = 2000
 
 // Returns nothing: a handler that returns the reply hands Fastify a thenable to wait on.
 function sendPage(reply: FastifyReply, page: RenderedPage): void {
@@ -33,8 +41,10 @@ const toRoute = (path: string) => `/v1${path.replace(/\{(\w+)\}/g, ':$1')}`
 export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, idempotency, publicBaseUrl, docsUrl, pageCacheEntries }: PetRoutesOptions): void {
   const base = publicBaseUrl
   const locationOf = (pet: { id: unknown }) => `${base}/pets/${String(pet.id)}`
-  const revision = pets.revision
-  const pages = revision === undefined || pageCacheEntries === 0 ? undefined : new PageCache(revision, pageCacheEntries)
+  const { revision, changes } = pets
+  const pages = pageCacheEntries === 0 || (revision === undefined && changes === undefined)
+    ? undefined
+    : new PageCache(pageCacheEntries, revision === undefined ? SHARED_PAGE_MAX_AGE_MS : undefined)
 
   app.route<{ Querystring: ListPetsQuery }>({
     method: listPets.method,
@@ -48,21 +58,26 @@ export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, 
       const limit = request.query.limit ?? PAGE_LIMIT_DEFAULT
       // The raw cursor is part of the key: only a cursor that decoded once has an entry.
       const key = `${limit}|${status ?? ''}|${cursor ?? ''}`
-      const cached = pages?.get(key)
-      if (cached !== undefined) return sendPage(reply, cached)
-      const readAt = pages?.revision()
-      const render = (found: PetPage): void => {
-        const rendered: RenderedPage = {
-          // The route's compiled response serializer, which yields text.
-          body: reply.serialize(found.pets) as string,
-          link: found.next === undefined ? undefined : `<${base}/pets?limit=${limit}${status === undefined ? '' : `&status=${status}`}&cursor=${found.next}>; rel="next"`
+      // `readAt` is taken before the read, so a write during the read leaves the page stale at once.
+      const respond = (readAt: Revision | undefined): void | Promise<FastifyReply> => {
+        const cached = readAt === undefined ? undefined : pages!.get(key, readAt)
+        if (cached !== undefined) return sendPage(reply, cached)
+        const render = (found: PetPage): void => {
+          const rendered: RenderedPage = {
+            // The route's compiled response serializer, which yields text.
+            body: reply.serialize(found.pets) as string,
+            link: found.next === undefined ? undefined : `<${base}/pets?limit=${limit}${status === undefined ? '' : `&status=${status}`}&cursor=${found.next}>; rel="next"`
+          }
+          if (readAt !== undefined) pages!.set(key, readAt, rendered)
+          return sendPage(reply, rendered)
         }
-        if (pages !== undefined && readAt !== undefined) pages.set(key, readAt, rendered)
-        return sendPage(reply, rendered)
+        const found = pets.list(status, limit, cursor)
+        // The reply, not undefined, once a promise sent it: Fastify then waits for the response to finish.
+        return found instanceof Promise ? found.then((page) => { render(page); return reply }) : render(found)
       }
-      const found = pets.list(status, limit, cursor)
-      // The reply, not undefined, once a promise sent it: Fastify then waits for the response to finish.
-      return found instanceof Promise ? found.then((page) => { render(page); return reply }) : render(found)
+      if (pages === undefined) return respond(undefined)
+      if (revision !== undefined) return respond(revision())
+      return changes!.read().then((marker) => respond(marker) ?? reply)
     }
   })
 
