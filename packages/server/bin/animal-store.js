@@ -9,4 +9,10 @@ if (major < 24) {
   process.stderr.write(`animal-store: needs Node.js >= 24 (this is ${process.version}); run it as \`npx animal-store\` or through an npm script, which use the pinned Node 24\n`)
   process.exit(1)
 }
+// Node strips the types of every source file at each start; the module compile cache keeps the
+// stripped code and V8's code cache on disk, so every start after the first skips both (README
+// "Performance": start-up). It lives in os.tmpdir()/node-compile-cache unless NODE_COMPILE_CACHE
+// names a folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off. It never fails a start.
+const { enableCompileCache } = await import('node:module')
+enableCompileCache()
 await import('../src/main.ts')
