@@ -186,9 +186,16 @@ interface Running {
   pagesFile: string
 }
 
+/** Node's compile-cache switches, passed on when set (`NODE_DISABLE_COMPILE_CACHE=1 npm run bench`). */
+function compileCacheEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const name of ['NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE']) if (process.env[name] !== undefined) env[name] = process.env[name]
+  return env
+}
+
 async function startServer(target: Target, store: Store, core: Core, nodeFlags: string[]): Promise<{ child: Child, origin: string }> {
   const port = await freePort()
-  const env = { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ...store.env }
+  const env = { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ...compileCacheEnv(), ...store.env }
   const child = startChild(target.id, process.execPath, [...nodeFlags, ...target.entry], { core, env, cwd: ROOT })
   servers.add(child)
   void child.exited.then(() => servers.delete(child))
