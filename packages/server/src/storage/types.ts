@@ -36,6 +36,14 @@ export interface IdempotencyCompletion {
   respond(pet: Pet): StoredResponse
 }
 
+/** A create waiting for its store's next group commit, and how to answer it. */
+export interface PendingCreate {
+  pet: NewPetRecord
+  idempotency: IdempotencyCompletion | undefined
+  resolve(pet: Pet): void
+  reject(error: unknown): void
+}
+
 export type IdempotencyClaim =
   | { state: 'claimed', token: string }
   | { state: 'in_flight', fingerprint: string }

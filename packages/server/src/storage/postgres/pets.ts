@@ -1,5 +1,5 @@
 import { toInt64, type Int64, type Pet, type PetStatus } from '@animal-store/contract'
-import { IdempotencyClaimLostError, type IdempotencyCompletion, type NewPetRecord, type PetPageQuery, type PetStore } from '../types.ts'
+import { IdempotencyClaimLostError, type IdempotencyCompletion, type NewPetRecord, type PendingCreate, type PetPageQuery, type PetStore } from '../types.ts'
 import type { PoolClient } from 'pg'
 import type { PostgresPool } from './pool.ts'
 
@@ -16,13 +16,6 @@ function toPet(row: PetRow): Pet {
 
 /** int64 parameters travel as decimal text, never through a JS number. */
 const int64Param = (value: Int64) => value.toString()
-
-interface PendingCreate {
-  pet: NewPetRecord
-  idempotency: IdempotencyCompletion | undefined
-  resolve(pet: Pet): void
-  reject(error: unknown): void
-}
 
 /** Pets per transaction: bounds one statement's parameters and how long the id lock is held. */
 const MAX_BATCH = 256

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import type { Int64, Pet, PetStatus } from '@animal-store/contract'
-import { IdempotencyClaimLostError, type ApiKeyRecord, type IdempotencyCompletion, type IdempotencyStore, type KeyStore, type NewPetRecord, type PetPageQuery, type PetStore, type Storage } from '../types.ts'
+import { IdempotencyClaimLostError, type ApiKeyRecord, type IdempotencyCompletion, type IdempotencyStore, type KeyStore, type NewPetRecord, type PendingCreate, type PetPageQuery, type PetStore, type Storage } from '../types.ts'
 import { SqliteIdempotency } from './idempotency.ts'
 import { keyFromRow, type KeyRow } from '../key-row.ts'
 import { SQLITE_MIGRATIONS } from './migrations.ts'
@@ -25,13 +25,6 @@ function toPet(row: PetRow): Pet {
 export interface SqliteOptions {
   /** `FULL` (default) makes a commit survive power loss; `NORMAL` only a process crash. */
   synchronous?: 'FULL' | 'NORMAL'
-}
-
-interface PendingCreate {
-  pet: NewPetRecord
-  idempotency: IdempotencyCompletion | undefined
-  resolve(pet: Pet): void
-  reject(error: unknown): void
 }
 
 // How often the file is asked whether another program changed it: the store is this process's
