@@ -138,6 +138,15 @@ describe('PostgreSQL storage', { skip }, () => {
     assert.deepEqual(row, { transactions: 2, pets: 20 })
   })
 
+  test('gets asked together, for pets that exist, that do not and the same one twice, each get their own answer', async (t) => {
+    const { storages: [storage] } = await storagesOnOneSchema(t, 1)
+    await storage!.migrate()
+    const created = await Promise.all(Array.from({ length: 10 }, (_, i) => storage!.pets.create({ name: `g${i}`, categoryId: i + 1, status: 'pending' })))
+    const ids = [...created.map((pet) => pet.id), created[3]!.id, 999_999, created[0]!.id]
+    const found = await Promise.all(ids.map((id) => storage!.pets.get(id)))
+    assert.deepEqual(found, [...created, created[3], undefined, created[0]])
+  })
+
   test('names are stored as sent, U+0000 included', async (t) => {
     const app = await startApp(t, { backend: postgresBackend })
     const name = 'nul \u0000 and 😀 and ʕ•ᴥ•ʔ'

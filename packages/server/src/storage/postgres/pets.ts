@@ -1,6 +1,7 @@
 import { toInt64, type Int64, type Pet, type PetStatus } from '@animal-store/contract'
 import { IdempotencyClaimLostError, type IdempotencyCompletion, type NewPetRecord, type PendingCreate, type PetPageQuery, type PetStore } from '../types.ts'
 import type { PoolClient } from 'pg'
+import { PerTurnLookup } from './per-turn-lookup.ts'
 import type { PostgresPool } from './pool.ts'
 
 /** Advisory-lock namespace ("anpi") for pet id assignment; the table's oid is the second key. */
@@ -19,6 +20,9 @@ const int64Param = (value: Int64) => value.toString()
 
 /** Pets per transaction: bounds one statement's parameters and how long the id lock is held. */
 const MAX_BATCH = 256
+
+/** Ids per lookup query. */
+const MAX_LOOKUPS = 256
 
 /** Inserts the batch in the caller's transaction; each create's outcome: its pet, or why it alone failed. */
 async function insertBatch(client: PoolClient, batch: PendingCreate[]): Promise<Array<Pet | Error>> {
@@ -81,11 +85,17 @@ async function completeIdempotency(client: PoolClient, batch: PendingCreate[], p
 
 export class PostgresPets implements PetStore {
   readonly #db: PostgresPool
+  readonly #lookups: PerTurnLookup<PetRow>
   #pending: PendingCreate[] = []
   #committing = false
 
   constructor(db: PostgresPool) {
     this.#db = db
+    // The gets of one event-loop turn share one query.
+    this.#lookups = new PerTurnLookup(async (ids) => {
+      const rows = await db.query<PetRow>(`SELECT ${PET_COLUMNS} FROM pets WHERE id = ANY($1::int8[])`, [ids], 'pets_get_many')
+      return new Map(rows.map((row) => [row.id, row]))
+    }, MAX_LOOKUPS)
   }
 
   /**
@@ -127,7 +137,7 @@ export class PostgresPets implements PetStore {
   }
 
   async get(id: Int64): Promise<Pet | undefined> {
-    const [row] = await this.#db.query<PetRow>(`SELECT ${PET_COLUMNS} FROM pets WHERE id = $1`, [int64Param(id)], 'pets_get')
+    const row = await this.#lookups.get(int64Param(id))
     return row === undefined ? undefined : toPet(row)
   }
 }
