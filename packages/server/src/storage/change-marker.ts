@@ -17,33 +17,35 @@ export interface ChangeMarker {
 const freshMarker = () => randomBytes(12).toString('base64url')
 
 /**
+ * `work` run at most once per event-loop turn, once the turn is over, its result shared by
+ * every call made during that turn. `work` must not reject.
+ */
+function oncePerTurn<T>(work: () => Promise<T>): () => Promise<T> {
+  let next: Promise<T> | undefined
+  return () => (next ??= new Promise((resolve) => {
+    setImmediate(() => {
+      next = undefined
+      resolve(work())
+    })
+  }))
+}
+
+/**
  * The marker as a Redis string of random bytes. Random rather than a counter: when Redis
  * loses its data, a counter would start again at values pages were already kept under.
  */
 export class RedisChangeMarker implements ChangeMarker {
   readonly #redis: Redis
   readonly #key: string
-  #nextRead: Promise<string | undefined> | undefined
-  #nextBump: Promise<void> | undefined
 
   constructor(redis: Redis, keyPrefix: string) {
     this.#redis = redis
     this.#key = `${keyPrefix}pets:changed`
   }
 
-  read(): Promise<string | undefined> {
-    // Reads asked for in one turn share one GET, sent once the turn is over: later than each
-    // request's arrival, so still later than any create its client had seen answered.
-    this.#nextRead ??= new Promise((resolve) => {
-      setImmediate(() => {
-        this.#nextRead = undefined
-        void this.#fetch().then(resolve)
-      })
-    })
-    return this.#nextRead
-  }
-
-  async #fetch(): Promise<string | undefined> {
+  // Reads asked for in one turn share one GET, sent once the turn is over: later than each
+  // request's arrival, so still later than any create its client had seen answered.
+  readonly read = oncePerTurn(async (): Promise<string | undefined> => {
     try {
       const marker = await this.#redis.get(this.#key)
       if (marker !== null) return marker
@@ -53,18 +55,10 @@ export class RedisChangeMarker implements ChangeMarker {
     } catch {
       return undefined
     }
-  }
+  })
 
-  bump(): Promise<void> {
-    // The creates of one commit resolve in one turn: they share one write, sent after all of
-    // them committed. A failed write is not the create's failure: the pet is committed, and
-    // pages are reused only for a bounded time (SHARED_PAGE_MAX_AGE_MS) for that reason.
-    this.#nextBump ??= new Promise((resolve) => {
-      setImmediate(() => {
-        this.#nextBump = undefined
-        this.#redis.set(this.#key, freshMarker()).then(() => resolve(), () => resolve())
-      })
-    })
-    return this.#nextBump
-  }
+  // The creates of one commit resolve in one turn: they share one write, sent after all of
+  // them committed. A failed write is not the create's failure: the pet is committed, and
+  // pages are reused only for a bounded time (SHARED_PAGE_MAX_AGE_MS) for that reason.
+  readonly bump = oncePerTurn(() => this.#redis.set(this.#key, freshMarker()).then(() => {}, () => {}))
 }

@@ -59,25 +59,20 @@ async function insertBatch(client: PoolClient, batch: PendingCreate[]): Promise<
 async function completeIdempotency(client: PoolClient, batch: PendingCreate[], pets: Pet[]): Promise<number[]> {
   const positions = batch.flatMap(({ idempotency }, i) => (idempotency === undefined ? [] : [i]))
   if (positions.length === 0) return []
-  const columns = { apiKeyId: [] as string[], key: [] as string[], token: [] as string[], status: [] as number[], body: [] as string[], location: [] as Array<string | null> }
-  for (const i of positions) {
+  const completions = positions.map((i) => {
     const idempotency = batch[i]!.idempotency!
-    const { scope, token } = idempotency
-    const response = idempotency.respond(pets[i]!)
-    columns.apiKeyId.push(scope.apiKeyId)
-    columns.key.push(scope.key)
-    columns.token.push(token)
-    columns.status.push(response.status)
-    columns.body.push(response.body)
-    columns.location.push(response.location)
-  }
+    return { scope: idempotency.scope, token: idempotency.token, response: idempotency.respond(pets[i]!) }
+  })
   // Only while the claim is still this request's (same token, not completed).
   const { rows } = await client.query<{ token: string }>(
     `UPDATE idempotency_keys AS k SET status = u.status, body = u.body, location = u.location
      FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[]) AS u(api_key_id, idempotency_key, token, status, body, location)
      WHERE k.api_key_id = u.api_key_id AND k.idempotency_key = u.idempotency_key AND k.token = u.token AND k.status IS NULL
      RETURNING k.token`,
-    [columns.apiKeyId, columns.key, columns.token, columns.status, columns.body, columns.location]
+    [
+      completions.map((c) => c.scope.apiKeyId), completions.map((c) => c.scope.key), completions.map((c) => c.token),
+      completions.map((c) => c.response.status), completions.map((c) => c.response.body), completions.map((c) => c.response.location)
+    ]
   )
   const completed = new Set(rows.map((row) => row.token))
   return positions.filter((i) => !completed.has(batch[i]!.idempotency!.token))
