@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
+import { oncePerTurn } from '../per-turn.ts'
 
 /**
  * "The pets changed", kept where every instance sharing a store reads it, so list pages read
@@ -15,20 +16,6 @@ export interface ChangeMarker {
 }
 
 const freshMarker = () => randomBytes(12).toString('base64url')
-
-/**
- * `work` run at most once per event-loop turn, once the turn is over, its result shared by
- * every call made during that turn. `work` must not reject.
- */
-function oncePerTurn<T>(work: () => Promise<T>): () => Promise<T> {
-  let next: Promise<T> | undefined
-  return () => (next ??= new Promise((resolve) => {
-    setImmediate(() => {
-      next = undefined
-      resolve(work())
-    })
-  }))
-}
 
 /**
  * The marker as a Redis string of random bytes. Random rather than a counter: when Redis

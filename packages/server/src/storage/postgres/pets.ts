@@ -1,7 +1,7 @@
 import { toInt64, type Int64, type Pet, type PetStatus } from '@animal-store/contract'
 import { IdempotencyClaimLostError, type IdempotencyCompletion, type NewPetRecord, type PendingCreate, type PetPageQuery, type PetStore } from '../types.ts'
 import type { PoolClient } from 'pg'
-import { PerTurnLookup } from './per-turn-lookup.ts'
+import { PerTurnLookup } from '../../per-turn.ts'
 import type { PostgresPool } from './pool.ts'
 
 /** Advisory-lock namespace ("anpi") for pet id assignment; the table's oid is the second key. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { describe, test } from 'node:test'
-import { PerTurnLookup } from '../src/storage/postgres/per-turn-lookup.ts'
+import { oncePerTurn, PerTurnBatch, PerTurnLookup } from '../src/per-turn.ts'
 
 /** A lookup over a fixed table that records every read it is asked for. */
 function recordingLookup(table: Record<string, string>, maxKeys: number, fail?: (keys: string[]) => boolean) {
@@ -38,5 +38,33 @@ describe('PerTurnLookup', () => {
     const second = lookup.get('y')
     assert.deepEqual([await first, await second], ['X', 'Y'])
     assert.deepEqual(reads, [['x'], ['y']])
+  })
+})
+
+describe('PerTurnBatch', () => {
+  test('items added in one turn go to one call in order, each gets the answer at its index; a chunk that fails or answers short fails only its own items', async () => {
+    const calls: number[][] = []
+    const batch = new PerTurnBatch<number, string>(async (items) => {
+      calls.push(items)
+      if (items.includes(3)) throw new Error('no threes')
+      return items.includes(5) ? ['short'] : items.map((n) => `#${n}`)
+    }, 2)
+    const outcomes = await Promise.allSettled([1, 2, 3, 4, 5, 6, 7].map((n) => batch.add(n)))
+    assert.deepEqual(calls, [[1, 2], [3, 4], [5, 6], [7]])
+    assert.deepEqual(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message)),
+      ['#1', '#2', 'no threes', 'no threes', 'a batch of 2 got 1 answers', 'a batch of 2 got 1 answers', '#7'])
+    assert.equal(await batch.add(8), '#8')
+    assert.equal(calls.length, 5, 'an item of a later turn goes into a call of its own')
+  })
+})
+
+describe('oncePerTurn', () => {
+  test('the calls of one turn share one run, made once the turn is over; a later turn runs again', async () => {
+    let runs = 0
+    const read = oncePerTurn(async () => ++runs)
+    const first = [read(), read(), read()]
+    assert.equal(runs, 0, 'nothing runs before the turn is over')
+    assert.deepEqual(await Promise.all(first), [1, 1, 1])
+    assert.equal(await read(), 2)
   })
 })
