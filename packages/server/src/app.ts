@@ -14,7 +14,7 @@ import { registerHealth, type ReadinessCheck } from './http/health.ts'
 import { BODY_LIMIT_BYTES, registerJsonBody } from './http/json-body.ts'
 import { AllowedMethods } from './http/method-not-allowed.ts'
 import { Metrics, registerMetricsRoute } from './http/metrics.ts'
-import { commonHeaders, requestId } from './http/request-context.ts'
+import { commonHeaders, requestId, routeConfigOf } from './http/request-context.ts'
 import { rateLimitStep } from './http/rate-limit.ts'
 import { registerSchemaCompilers } from './http/validation.ts'
 import { registerWriteCoalescing } from './http/write-coalescing.ts'
@@ -79,6 +79,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Callback style: a request admitted synchronously (cached key, in-process counters) makes no promise.
   app.addHook('onRequest', (request, reply, done) => {
     commonHeaders(request, reply)
+    routeConfigOf(request).onArrival?.(request)
     let pending: void | Promise<void>
     try {
       pending = guard(request, reply)

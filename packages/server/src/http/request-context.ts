@@ -6,6 +6,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Headers every response of the route carries, whatever its status. */
     responseHeaders?: Record<string, string>
+    /**
+     * Started as soon as a request for the route arrives, before the API guard: work the
+     * handler will need whatever the guard decides, so its round trip overlaps the guard's.
+     */
+    onArrival?: (request: FastifyRequest) => void
   }
   interface FastifyRequest {
     /** Set by routeConfigOf; undefined until then. */

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { createPet, getPet, listPets, PAGE_LIMIT_DEFAULT, stringifyJson, type ListPetsQuery, type NewPet } from '@animal-store/contract'
 import { ApiError } from '../domain/api-error.ts'
 import { idempotencyKeyOf, type IdempotencyService } from '../domain/idempotency.ts'
@@ -17,6 +17,13 @@ export interface PetRoutesOptions {
   docsUrl: string
   /** Rendered list pages kept while the store stands still (its revision, or the shared change marker); 0 keeps none. */
   pageCacheEntries: number
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The shared change marker as read when a list request arrived (PostgreSQL + Redis with a page cache). */
+    changesAtArrival: Promise<Revision | undefined> | undefined
+  }
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -46,10 +53,17 @@ export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, 
     ? undefined
     : new PageCache(pageCacheEntries, revision === undefined ? SHARED_PAGE_MAX_AGE_MS : undefined)
 
+  app.decorateRequest('changesAtArrival', undefined)
+  // Read on arrival, alongside the rate limiter's round trip, rather than after it. Still
+  // later than the request's arrival, so later than any create its client had seen answered.
+  const readChangesOnArrival = pages !== undefined && changes !== undefined
+    ? (request: FastifyRequest) => { request.changesAtArrival = changes.read() }
+    : undefined
+
   app.route<{ Querystring: ListPetsQuery }>({
     method: listPets.method,
     url: toRoute(listPets.path),
-    config: { auth: true },
+    config: { auth: true, onArrival: readChangesOnArrival },
     schema: { querystring: listPets.query, response: { [listPets.success.status]: listPets.success.schema } },
     // Not async: a cached page, or one read from the embedded store, is sent without a promise
     // (Fastify waits only on a returned promise).
@@ -77,7 +91,7 @@ export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, 
       }
       if (pages === undefined) return respond(undefined)
       if (revision !== undefined) return respond(revision())
-      return changes!.read().then((marker) => respond(marker) ?? reply)
+      return (request.changesAtArrival ?? changes!.read()).then((marker) => respond(marker) ?? reply)
     }
   })
 
