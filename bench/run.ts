@@ -7,7 +7,7 @@ import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { call, collectPages, freePort, waitFor200 } from './lib/http.ts'
-import { canPin, killAllChildren, pinSelf, startChild, stopChild, type Child, type Core } from './lib/processes.ts'
+import { canPin, canRunRealtime, killAllChildren, pinSelf, startChild, stopChild, type Child, type Core } from './lib/processes.ts'
 import { renderMarkdown, renderText, type Report } from './lib/report.ts'
 import { compareScales, summarize, verdicts, type Measurement, type Startup, type TargetInfo } from './lib/results.ts'
 import { readMemory, RssSampler } from './lib/rss.ts'
@@ -37,6 +37,7 @@ Options:
                       service does) or NORMAL (default: better-sqlite3's own default under WAL)
   --profile           run the service with --cpu-prof; profiles go to bench/results/tmp/profiles/
   --no-pin            do not pin server and load generator to separate cores
+  --no-realtime       run wrk under the normal scheduler, not real-time FIFO priority (chrt -f 1)
   --pg-url URL        PostgreSQL (default $BENCH_PG_URL or postgres://postgres@127.0.0.1:5432/test)
   --redis-url URL     Redis (default $BENCH_REDIS_URL or redis://127.0.0.1:6379)
   --out DIR           where results are written (default bench/results)
@@ -87,6 +88,7 @@ function parseOptions() {
         profile: { type: 'boolean' },
         'naive-sync': { type: 'string' },
         'no-pin': { type: 'boolean' },
+        'no-realtime': { type: 'boolean' },
         'pg-url': { type: 'string' },
         'redis-url': { type: 'string' },
         out: { type: 'string' },
@@ -120,6 +122,7 @@ function parseOptions() {
     profile: parsed.profile === true,
     naiveSynchronous: naiveSync as 'FULL' | 'NORMAL' | undefined,
     pin: parsed['no-pin'] !== true,
+    realtime: parsed['no-realtime'] !== true,
     pgUrl: parsed['pg-url'] ?? process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
     redisUrl: parsed['redis-url'] ?? process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
     outDir: parsed.out ?? join(BENCH_DIR, 'results')
@@ -257,6 +260,12 @@ async function main(): Promise<void> {
   const info = machine(wrk)
   const pin = options.pin && info.nproc >= 2 && canPin()
   if (options.pin && !pin) log(`bench: WARNING: cannot pin (${info.nproc < 2 ? `only ${info.nproc} CPU` : 'taskset missing'}): server and load generator share the CPUs, ratios are less meaningful`)
+  // wrk at real-time priority: no other process on its core (a database's timers, the
+  // machine's own agents) can hold it off the CPU while requests wait, which every target's
+  // p99 would otherwise count as the server's latency. Kernel throttling keeps 5% of the core
+  // for everything else.
+  const realtime = options.realtime && canRunRealtime()
+  if (options.realtime && !realtime) log('bench: WARNING: cannot run wrk at real-time priority (chrt -f 1 needs root or CAP_SYS_NICE): p99 also counts the time other processes held wrk off its core')
   const serverCore: Core = pin ? 0 : undefined
   const loadCore: Core = pin ? 1 : undefined
   pinSelf(loadCore)
@@ -350,7 +359,7 @@ async function main(): Promise<void> {
   }
 
   const load = (r: Running, workload: Workload, seconds: number) =>
-    runWrk(r.origin, requestPlan(workload.id, { maxId: r.store.maxId, pagesFile: r.pagesFile }), { key: r.store.key, seconds, connections: options.connections, core: loadCore })
+    runWrk(r.origin, requestPlan(workload.id, { maxId: r.store.maxId, pagesFile: r.pagesFile }), { key: r.store.key, seconds, connections: options.connections, core: loadCore, realtime })
 
   // A server that dies under load is reported with its last output and dropped from the run
   // (with its target at every store size, so no half-measured target is judged); the other
@@ -434,7 +443,7 @@ async function main(): Promise<void> {
     preamble: [
       `Command: \`${command}\` (${startedAt.toISOString()})`,
       `Machine: ${info.cpuModel}, ${info.nproc} CPUs, ${info.memoryGb} GiB, Linux ${info.kernel}, Node ${info.node}, ${wrk}; load average at start ${info.loadAverageAtStart}, at end ${loadavg().map((n) => n.toFixed(2)).join(' ')}`,
-      `Layout: ${pin ? 'every server pinned to core 0 (taskset -c 0), wrk and the harness to core 1' : 'NOT pinned'}; ${options.rounds} round(s) × ${options.durationS} s per target and workload after ${options.warmupS} s warm-up; ${options.connections} connections, 1 wrk thread`
+      `Layout: ${pin ? 'every server pinned to core 0 (taskset -c 0), wrk and the harness to core 1' : 'NOT pinned'}${realtime ? ', wrk at real-time priority (chrt -f 1)' : ', wrk at normal priority'}; ${options.rounds} round(s) × ${options.durationS} s per target and workload after ${options.warmupS} s warm-up; ${options.connections} connections, 1 wrk thread`
     ],
     targets,
     summaries,

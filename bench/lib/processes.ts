@@ -21,6 +21,14 @@ export function canPin(): boolean {
   return spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0
 }
 
+/**
+ * True when this user may run a command under the real-time FIFO scheduler (`chrt -f 1`):
+ * root, or CAP_SYS_NICE, or an rtprio limit in limits.conf.
+ */
+export function canRunRealtime(): boolean {
+  return spawnSync('chrt', ['-f', '1', 'true'], { stdio: 'ignore' }).status === 0
+}
+
 /** Pins this process (all its threads) to one core, so the harness never competes with the server. */
 export function pinSelf(core: Core): void {
   if (core === undefined) return

@@ -45,8 +45,11 @@ interface WrkLine {
   maxUs: number
 }
 
-/** Runs wrk (one thread, `connections` keep-alive connections) against `origin` for `seconds`. */
-export async function runWrk(origin: string, plan: RequestPlan, options: { key: string, seconds: number, connections: number, core: Core }): Promise<LoadResult> {
+/**
+ * Runs wrk (one thread, `connections` keep-alive connections) against `origin` for `seconds`,
+ * on `core` when given, and under the real-time FIFO scheduler when `realtime` (see run.ts).
+ */
+export async function runWrk(origin: string, plan: RequestPlan, options: { key: string, seconds: number, connections: number, core: Core, realtime: boolean }): Promise<LoadResult> {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, BENCH_KEY: options.key, BENCH_MODE: plan.mode }
   let url = `${origin}/`
   if (plan.mode === 'static') {
@@ -60,8 +63,9 @@ export async function runWrk(origin: string, plan: RequestPlan, options: { key: 
     env.BENCH_ID_MAX = String(plan.maxId)
   }
   const wrkArgs = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', SCRIPT, url]
-  const [command, args] = options.core === undefined ? ['wrk', wrkArgs] : ['taskset', ['-c', String(options.core), 'wrk', ...wrkArgs]]
-  const run = await runCommand(command, args, { env, timeoutMs: (options.seconds + 30) * 1000 })
+  const pinned = options.core === undefined ? ['wrk', ...wrkArgs] : ['taskset', '-c', String(options.core), 'wrk', ...wrkArgs]
+  const [command, ...args] = options.realtime ? ['chrt', '-f', '1', ...pinned] : pinned
+  const run = await runCommand(command!, args, { env, timeoutMs: (options.seconds + 30) * 1000 })
   const line = /^BENCH_RESULT (\{.*\})$/m.exec(run.stdout)?.[1]
   if (run.code !== 0 || line === undefined) throw new Error(`wrk failed (${run.code}): ${`${run.stdout}\n${run.stderr}`.trim().slice(-800)}`)
   const r = JSON.parse(line) as WrkLine
