@@ -6,6 +6,7 @@ import { IdempotencyClaimLostError, type ApiKeyRecord, type IdempotencyCompletio
 import { SqliteIdempotency } from './idempotency.ts'
 import { keyFromRow, type KeyRow } from '../key-row.ts'
 import { SQLITE_MIGRATIONS } from './migrations.ts'
+import { TurnSnapshot } from './turn-snapshot.ts'
 
 // node:sqlite refuses to read an integer beyond 2^53 as a number; rather than reading every
 // integer as a bigint, the query hands those few over as text and we make them bigints.
@@ -33,6 +34,7 @@ const OUTSIDE_CHANGE_CHECK_MS = 250
 
 class SqlitePets implements PetStore {
   readonly #db: DatabaseSync
+  readonly #snapshot: TurnSnapshot | undefined
   #pending: PendingCreate[] = []
   #revision = 0
   #dataVersion: unknown = undefined
@@ -44,15 +46,17 @@ class SqlitePets implements PetStore {
   readonly #pageAll: StatementSync
   readonly #pageByStatus: StatementSync
 
-  constructor(db: DatabaseSync) {
+  /** `reads`: where gets and pages run; `snapshot`, when given, is that connection's per-turn transaction. */
+  constructor(db: DatabaseSync, reads: DatabaseSync, snapshot: TurnSnapshot | undefined) {
     this.#db = db
+    this.#snapshot = snapshot
     this.#complete = db.prepare('UPDATE idempotency_keys SET status = ?, body = ?, location = ? WHERE api_key_id = ? AND idempotency_key = ? AND token = ? AND status IS NULL')
     this.#insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING ${PET_COLUMNS}`)
     // Columns are qualified: in ORDER BY a bare `id` would name the CASE alias above, and
     // SQLite would sort the whole table instead of walking the index.
-    this.#get = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.id = ?`)
-    this.#pageAll = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.id > ? ORDER BY pets.id LIMIT ?`)
-    this.#pageByStatus = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.status = ? AND pets.id > ? ORDER BY pets.id LIMIT ?`)
+    this.#get = reads.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.id = ?`)
+    this.#pageAll = reads.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.id > ? ORDER BY pets.id LIMIT ?`)
+    this.#pageByStatus = reads.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.status = ? AND pets.id > ? ORDER BY pets.id LIMIT ?`)
     // Changes when another connection commits to the file; this connection's own commits are counted in #revision.
     this.#dataVersionQuery = db.prepare('PRAGMA data_version')
     for (const statement of [this.#insert, this.#get, this.#pageAll, this.#pageByStatus, this.#dataVersionQuery]) statement.setReturnArrays(true)
@@ -86,8 +90,10 @@ class SqlitePets implements PetStore {
   #commitPending(): void {
     const batch = this.#pending
     this.#pending = []
-    // Before the first write: a page read from here on may already miss one of these pets.
+    // Before the first write: a page read from here on may already miss one of these pets,
+    // and no read may go on seeing the file as it was before them.
     this.#revision++
+    this.#snapshot?.end()
     const outcomes: Array<{ pet: Pet } | { error: unknown }> = []
     try {
       this.#db.exec('BEGIN IMMEDIATE')
@@ -129,6 +135,7 @@ class SqlitePets implements PetStore {
   }
 
   page({ status, afterId, limit }: PetPageQuery): Pet[] {
+    this.#snapshot?.enter()
     const rows = (status === undefined
       ? this.#pageAll.all(afterId ?? 0, limit)
       : this.#pageByStatus.all(status, afterId ?? 0, limit)) as unknown as PetRow[]
@@ -137,6 +144,7 @@ class SqlitePets implements PetStore {
 
   // Synchronous: node:sqlite reads in-process, and a get needs no promise on the hot path.
   get(id: Int64): Pet | undefined {
+    this.#snapshot?.enter()
     const row = this.#get.get(id) as unknown as PetRow | undefined
     return row === undefined ? undefined : toPet(row)
   }
@@ -186,20 +194,31 @@ class SqliteKeys implements KeyStore {
 export class SqliteStorage implements Storage {
   readonly kind = 'sqlite'
   readonly db: DatabaseSync
+  readonly #path: string
+  #reads: DatabaseSync | undefined
   #pets: SqlitePets | undefined
   #keys: SqliteKeys | undefined
   #idempotency: SqliteIdempotency | undefined
 
   constructor(path: string, options: SqliteOptions = {}) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+    this.#path = path
     this.db = new DatabaseSync(path, { timeout: 5000 })
     this.db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${options.synchronous ?? 'FULL'}; PRAGMA foreign_keys = ON;`)
   }
 
   // Statements are prepared on first use: the tables exist only once migrate() has run.
   get pets(): PetStore {
-    this.#pets ??= new SqlitePets(this.db)
+    this.#pets ??= this.#openPets()
     return this.#pets
+  }
+
+  // Gets and pages read on a second, read-only connection, one transaction per turn
+  // (turn-snapshot.ts); an in-memory database has no second connection and reads on the first.
+  #openPets(): SqlitePets {
+    if (this.#path === ':memory:') return new SqlitePets(this.db, this.db, undefined)
+    this.#reads = new DatabaseSync(this.#path, { readOnly: true, timeout: 5000 })
+    return new SqlitePets(this.db, this.#reads, new TurnSnapshot(this.#reads))
   }
 
   get keys(): KeyStore {
@@ -239,6 +258,7 @@ export class SqliteStorage implements Storage {
   }
 
   async close(): Promise<void> {
+    if (this.#reads?.isOpen) this.#reads.close()
     if (this.db.isOpen) this.db.close()
   }
 }

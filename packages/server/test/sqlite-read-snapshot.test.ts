@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
+import { test } from 'node:test'
+import { setImmediate as afterTurn } from 'node:timers/promises'
+import { SqliteStorage } from '../src/storage/sqlite/index.ts'
+import { tempDir } from './helpers/temp.ts'
+
+// The embedded store reads pets on a second connection, in one read transaction per
+// event-loop turn (storage/sqlite/turn-snapshot.ts). These tests pin down what a read sees.
+
+async function openStore(t: import('node:test').TestContext, path = join(tempDir(t), 'pets.db')): Promise<SqliteStorage> {
+  const storage = new SqliteStorage(path)
+  t.after(() => storage.close())
+  await storage.migrate()
+  return storage
+}
+
+const newPet = { name: 'Rex', categoryId: 1, status: 'available' } as const
+
+test('a pet is readable as soon as its create is answered, even when the turn\'s snapshot was taken before the commit', async (t) => {
+  const storage = await openStore(t)
+  // The create's commit is queued first, then a read takes this turn's snapshot: the commit
+  // runs while that snapshot is open, and must end it.
+  const creating = storage.pets.create(newPet)
+  assert.equal(storage.pets.get(1), undefined)
+  const created = await creating
+  assert.deepEqual(storage.pets.get(created.id), created)
+  assert.deepEqual(storage.pets.page({ status: undefined, afterId: undefined, limit: 10 }), [created])
+})
+
+test('a commit by another program is seen from the next turn on, and the snapshot does not outlive its turn', async (t) => {
+  const path = join(tempDir(t), 'pets.db')
+  const storage = await openStore(t, path)
+  const created = await storage.pets.create(newPet)
+  const outside = new DatabaseSync(path, { timeout: 5000 })
+  t.after(() => outside.close())
+
+  assert.deepEqual(storage.pets.get(created.id), created)
+  outside.exec(`INSERT INTO pets (name, category_id, status) VALUES ('Outside', 2, 'sold')`)
+  assert.equal(storage.pets.get(2), undefined, 'the same turn still reads its snapshot')
+  await afterTurn()
+  assert.deepEqual(storage.pets.get(2), { id: 2, name: 'Outside', categoryId: 2, status: 'sold' })
+
+  // Once the turn is over no read transaction is left open: a checkpoint can then take the whole WAL.
+  await afterTurn()
+  const [checkpoint] = outside.prepare('PRAGMA wal_checkpoint(TRUNCATE)').all() as Array<{ busy: number }>
+  assert.equal(checkpoint!.busy, 0)
+})
+
+test('an in-memory store reads on its only connection', async (t) => {
+  const storage = new SqliteStorage(':memory:')
+  t.after(() => storage.close())
+  await storage.migrate()
+  const created = await storage.pets.create(newPet)
+  assert.deepEqual(storage.pets.get(created.id), created)
+})
