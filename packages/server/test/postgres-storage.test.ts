@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test, type TestContext } from 'node:test'
 import pg from 'pg'
+import { setTimeout as delay } from 'node:timers/promises'
 import { loadConfig } from '../src/config.ts'
 import { openStorage } from '../src/storage/index.ts'
 import { POSTGRES_MIGRATIONS } from '../src/storage/postgres/migrations.ts'
@@ -145,6 +146,19 @@ describe('PostgreSQL storage', { skip }, () => {
     const ids = [...created.map((pet) => pet.id), created[3]!.id, 999_999, created[0]!.id]
     const found = await Promise.all(ids.map((id) => storage!.pets.get(id)))
     assert.deepEqual(found, [...created, created[3], undefined, created[0]])
+  })
+
+  test('connections once opened are kept through a quiet spell longer than pg-pool\'s idle timeout (10 s)', async (t) => {
+    const { schema, storages: [storage] } = await storagesOnOneSchema(t, 1)
+    await storage!.migrate()
+    const connections = async () => Number((await adminQuery<{ n: string }>(
+      'SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [schema.name]))[0]!.n)
+    // Reads asked together each take a connection of the pool.
+    await Promise.all(Array.from({ length: 4 }, () => storage!.pets.page({ status: undefined, afterId: undefined, limit: 1 })))
+    const opened = await connections()
+    assert.ok(opened >= 2, `the reads opened ${opened} connection(s)`)
+    await delay(10_500)
+    assert.equal(await connections(), opened, 'no connection was closed for being idle')
   })
 
   test('names are stored as sent, U+0000 included', async (t) => {

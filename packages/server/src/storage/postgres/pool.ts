@@ -42,6 +42,10 @@ export class PostgresPool {
     this.#pool = new pg.Pool({
       ...clientConfig(url, config),
       max: config.size,
+      // A connection once opened is kept (pg-pool closes idle ones after 10 s by default): a
+      // burst after a quiet spell would otherwise wait for up to `size` new backends to start,
+      // sign in and prepare their statements again. A broken one is still dropped and replaced.
+      min: config.size,
       statement_timeout: config.statementTimeoutMs,
       // A transaction stalled in this process must not hold the pet-id lock for every instance.
       idle_in_transaction_session_timeout: config.statementTimeoutMs,
