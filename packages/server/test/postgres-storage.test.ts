@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test, type TestContext } from 'node:test'
-import pg from 'pg'
 import { setTimeout as delay } from 'node:timers/promises'
+import pg from 'pg'
 import { loadConfig } from '../src/config.ts'
 import { openStorage } from '../src/storage/index.ts'
 import { POSTGRES_MIGRATIONS } from '../src/storage/postgres/migrations.ts'

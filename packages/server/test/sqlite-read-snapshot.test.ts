@@ -1,25 +1,23 @@
 import assert from 'node:assert/strict'
-import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { test } from 'node:test'
+import { test, type TestContext } from 'node:test'
 import { setImmediate as afterTurn } from 'node:timers/promises'
 import { SqliteStorage } from '../src/storage/sqlite/index.ts'
-import { tempDir } from './helpers/temp.ts'
+import { sqliteBackend } from './helpers/backends.ts'
 
 // The embedded store reads pets on a second connection, in one read transaction per
 // event-loop turn (storage/sqlite/turn-snapshot.ts). These tests pin down what a read sees.
 
-async function openStore(t: import('node:test').TestContext, path = join(tempDir(t), 'pets.db')): Promise<SqliteStorage> {
-  const storage = new SqliteStorage(path)
-  t.after(() => storage.close())
-  await storage.migrate()
-  return storage
+/** A fresh, migrated store and the path of its file. */
+async function openStore(t: TestContext) {
+  const { storage, env } = await sqliteBackend.create(t)
+  return { storage, path: env.DATABASE_URL!.slice('sqlite:'.length) }
 }
 
 const newPet = { name: 'Rex', categoryId: 1, status: 'available' } as const
 
 test('a pet is readable as soon as its create is answered, even when the turn\'s snapshot was taken before the commit', async (t) => {
-  const storage = await openStore(t)
+  const { storage } = await openStore(t)
   // The create's commit is queued first, then a read takes this turn's snapshot: the commit
   // runs while that snapshot is open, and must end it.
   const creating = storage.pets.create(newPet)
@@ -30,8 +28,7 @@ test('a pet is readable as soon as its create is answered, even when the turn\'s
 })
 
 test('a commit by another program is seen from the next turn on, and the snapshot does not outlive its turn', async (t) => {
-  const path = join(tempDir(t), 'pets.db')
-  const storage = await openStore(t, path)
+  const { storage, path } = await openStore(t)
   const created = await storage.pets.create(newPet)
   const outside = new DatabaseSync(path, { timeout: 5000 })
   t.after(() => outside.close())

@@ -14,7 +14,6 @@ export class TurnSnapshot {
   readonly #db: DatabaseSync
   readonly #begin: StatementSync
   readonly #commit: StatementSync
-  #open = false
 
   constructor(db: DatabaseSync) {
     this.#db = db
@@ -24,16 +23,13 @@ export class TurnSnapshot {
 
   /** Call before each read on the snapshot's connection. */
   enter(): void {
-    if (this.#open) return
+    if (this.#db.isTransaction) return
     this.#begin.run()
-    this.#open = true
     // Once the turn is over, so the file's checkpoints and outside commits are not held back.
     setImmediate(this.end)
   }
 
   readonly end = (): void => {
-    if (!this.#open) return
-    this.#open = false
     if (this.#db.isOpen && this.#db.isTransaction) this.#commit.run()
   }
 }
