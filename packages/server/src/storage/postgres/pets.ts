@@ -4,9 +4,6 @@ import type { PoolClient } from 'pg'
 import { PerTurnLookup } from '../../per-turn.ts'
 import type { PostgresPool } from './pool.ts'
 
-/** Advisory-lock namespace ("anpi") for pet id assignment; the table's oid is the second key. */
-const PET_ID_LOCK_SPACE = 0x616e7069
-
 const PET_COLUMNS = 'id, name, category_id, status'
 
 interface PetRow { id: string, name: Buffer, category_id: string, status: PetStatus }
@@ -24,27 +21,29 @@ const MAX_BATCH = 256
 /** Ids per lookup query. */
 const MAX_LOOKUPS = 256
 
-/** Inserts the batch in the caller's transaction; each create's outcome: its pet, or why it alone failed. */
-async function insertBatch(client: PoolClient, batch: PendingCreate[]): Promise<Array<Pet | Error>> {
-  // Keyset paging reads "ids after the last one I saw". An identity sequence hands out ids
-  // before commit, so two concurrent inserts could become visible out of order (11 before 10):
-  // a reader would then page past 10 and never see it. Holding this lock from nextval to
-  // commit makes ids become visible in ascending order, on every instance. The cost: inserts
-  // into one table are serialised, one batch at a time; reads never wait on it.
-  await client.query(`SELECT pg_advisory_xact_lock(${PET_ID_LOCK_SPACE}, 'pets'::regclass::oid::int4)`)
-  // Ids are drawn first and paired with the pets here: the order of an INSERT's RETURNING rows
-  // is not something PostgreSQL promises.
-  const { rows: ids } = await client.query<{ id: string }>(
-    `SELECT nextval(pg_get_serial_sequence('pets', 'id'))::text AS id FROM generate_series(1, $1::int)`, [batch.length]
-  )
+/** Inserts a batch under the pet-id lock (see migration 3); the ids come back in batch order. */
+const INSERT_PETS = 'SELECT insert_pets($1::bytea[], $2::int8[], $3::text[])::text[] AS ids'
+
+interface PetInsert {
+  values: unknown[]
+  /** The batch's pets as stored, given the ids `insert_pets` returned. */
+  stored(ids: string[]): Pet[]
+}
+
+function petInsert(batch: PendingCreate[]): PetInsert {
   const names = batch.map(({ pet }) => Buffer.from(pet.name, 'utf8'))
-  // The name as stored: a lone surrogate becomes U+FFFD in UTF-8, and the answer must say so.
-  const pets: Pet[] = batch.map(({ pet }, i) => ({ id: toInt64(BigInt(ids[i]!.id)), name: names[i]!.toString('utf8'), categoryId: pet.categoryId, status: pet.status }))
-  await client.query(
-    `INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE
-     SELECT * FROM unnest($1::int8[], $2::bytea[], $3::int8[], $4::text[])`,
-    [pets.map((pet) => int64Param(pet.id)), names, pets.map((pet) => int64Param(pet.categoryId)), pets.map((pet) => pet.status)]
-  )
+  return {
+    values: [names, batch.map(({ pet }) => int64Param(pet.categoryId)), batch.map(({ pet }) => pet.status)],
+    // The name as stored: a lone surrogate becomes U+FFFD in UTF-8, and the answer must say so.
+    stored: (ids) => batch.map(({ pet }, i) => ({ id: toInt64(BigInt(ids[i]!)), name: names[i]!.toString('utf8'), categoryId: pet.categoryId, status: pet.status }))
+  }
+}
+
+/** Inserts a batch holding Idempotency-Keys in the caller's transaction; each create's outcome: its pet, or why it alone failed. */
+async function insertIdempotentBatch(client: PoolClient, batch: PendingCreate[]): Promise<Array<Pet | Error>> {
+  const insert = petInsert(batch)
+  const { rows: [row] } = await client.query<{ ids: string[] }>({ name: 'pets_insert', text: INSERT_PETS, values: insert.values })
+  const pets = insert.stored(row!.ids)
   const outcomes: Array<Pet | Error> = [...pets]
   const lost = await completeIdempotency(client, batch, pets)
   if (lost.length > 0) {
@@ -110,7 +109,9 @@ export class PostgresPets implements PetStore {
     while (this.#pending.length > 0) {
       const batch = this.#pending.splice(0, MAX_BATCH)
       try {
-        const outcomes = await this.#db.transaction((client) => insertBatch(client, batch))
+        const outcomes = batch.some(({ idempotency }) => idempotency !== undefined)
+          ? await this.#db.transaction((client) => insertIdempotentBatch(client, batch))
+          : await this.#insert(batch)
         batch.forEach(({ resolve, reject }, i) => {
           const outcome = outcomes[i]!
           if (outcome instanceof Error) reject(outcome)
@@ -121,6 +122,13 @@ export class PostgresPets implements PetStore {
       }
     }
     this.#committing = false
+  }
+
+  /** A batch without Idempotency-Keys: one statement, its own transaction. */
+  async #insert(batch: PendingCreate[]): Promise<Pet[]> {
+    const insert = petInsert(batch)
+    const [row] = await this.#db.query<{ ids: string[] }>(INSERT_PETS, insert.values, 'pets_insert')
+    return insert.stored(row!.ids)
   }
 
   async page({ status, afterId, limit }: PetPageQuery): Promise<Pet[]> {
