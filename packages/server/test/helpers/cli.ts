@@ -10,10 +10,10 @@ export interface CliResult {
   stderr: string
 }
 
-/** Runs `animal-store <args>` as a user would, with the given environment. */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/** Runs `animal-store <args>` as a user would, with the given environment (`bin`: another build of the CLI). */
+export function runCli(args: string[], env: Record<string, string>, bin = BIN): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => { stdout += chunk })
@@ -30,9 +30,9 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
   })
 }
 
-/** Starts `animal-store serve` and resolves once it answers /healthz. */
-export async function startServe(env: Record<string, string>, origin: string): Promise<{ child: ChildProcess, output: () => string, exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'trace', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+/** Starts `animal-store serve` and resolves once it answers /healthz (`bin`: another build of the CLI). */
+export async function startServe(env: Record<string, string>, origin: string, bin = BIN): Promise<{ child: ChildProcess, output: () => string, exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [bin, 'serve'], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'trace', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout!.on('data', (chunk) => { output += chunk })
   child.stderr!.on('data', (chunk) => { output += chunk })
