@@ -14,7 +14,7 @@ import { registerHealth, type ReadinessCheck } from './http/health.ts'
 import { BODY_LIMIT_BYTES, registerJsonBody } from './http/json-body.ts'
 import { AllowedMethods } from './http/method-not-allowed.ts'
 import { Metrics, registerMetricsRoute } from './http/metrics.ts'
-import { commonHeaders, requestId, routeConfigOf } from './http/request-context.ts'
+import { commonHeaders, requestId } from './http/request-context.ts'
 import { rateLimitStep } from './http/rate-limit.ts'
 import { registerSchemaCompilers } from './http/validation.ts'
 import { registerWriteCoalescing } from './http/write-coalescing.ts'
@@ -79,7 +79,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Callback style: a request admitted synchronously (cached key, in-process counters) makes no promise.
   app.addHook('onRequest', (request, reply, done) => {
     commonHeaders(request, reply)
-    routeConfigOf(request).onArrival?.(request)
     let pending: void | Promise<void>
     try {
       pending = guard(request, reply)
@@ -111,11 +110,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const rateLimits = deps.rateLimits ?? await openRateLimitStore(config, deps.storage, { clock, logger, metrics })
   // Counters are flushed when the app closes, before the caller closes the storage.
   app.addHook('onClose', async () => rateLimits.close())
-  guard = createApiGuard(authenticator, [rateLimitStep({ store: rateLimits.store, clock, banMs: config.banSeconds * 1000, metrics })])
+  const refusedKeys = new Set<string>()
+  guard = createApiGuard(authenticator, [rateLimitStep({ store: rateLimits.store, clock, banMs: config.banSeconds * 1000, metrics, refusedKeys })])
 
   const docsUrl = `${new URL(config.publicBaseUrl).origin}/docs`
   const idempotency = new IdempotencyService(deps.storage.idempotency, clock)
-  registerPetRoutes(app, { allowedMethods, pets: new PetService(deps.storage.pets, clock, rateLimits.changes), idempotency, publicBaseUrl: config.publicBaseUrl, docsUrl, pageCacheEntries: config.pageCacheEntries })
+  registerPetRoutes(app, { allowedMethods, pets: new PetService(deps.storage.pets, clock, rateLimits.changes), idempotency, publicBaseUrl: config.publicBaseUrl, docsUrl, pageCacheEntries: config.pageCacheEntries, refusedKeys })
   // Replayable responses are kept 24 hours; older ones are swept out every 10 minutes.
   const purge = setInterval(() => {
     idempotency.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'could not purge expired idempotency keys'))

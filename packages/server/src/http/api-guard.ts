@@ -40,13 +40,14 @@ function requireKey(request: FastifyRequest, auth: AuthResult): void {
 }
 
 /**
- * Every /v1 request: resolve the key, run the steps (rate limits, which must see
- * unauthenticated requests too), then refuse a route that needs a key without one.
- * All of it runs before the body is read.
+ * Every /v1 request: resolve the key, start the route's arrival work, run the steps (rate
+ * limits, which must see unauthenticated requests too), then refuse a route that needs a key
+ * without one. All of it runs before the body is read.
  */
 export function createApiGuard(authenticator: Authenticator, steps: ApiStep[]): ApiGuard {
   const admit = (request: FastifyRequest, reply: FastifyReply, auth: AuthResult): void | Promise<void> => {
     request.auth = auth
+    routeConfigOf(request).onArrival?.(request)
     const pending = runSteps(steps, 0, request, reply, auth)
     if (pending !== undefined) return pending.then(() => requireKey(request, auth))
     requireKey(request, auth)

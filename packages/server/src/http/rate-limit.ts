@@ -14,6 +14,8 @@ export interface RateLimitOptions {
   clock: Clock
   banMs: number
   metrics: Metrics
+  /** Kept up to date: the API keys whose latest request this step refused (limited or banned). */
+  refusedKeys: Set<string>
 }
 
 /** Requests without a valid key are limited per client address at the Free plan's numbers. */
@@ -23,7 +25,7 @@ const ANONYMOUS_LIMITS: Limits = PLANS.free
  * The rate-limit step of every /v1 request: one atomic consume, the headers of both windows
  * on the response whatever its status, and the 429 when the store refuses.
  */
-export function rateLimitStep({ store, clock, banMs, metrics }: RateLimitOptions): ApiStep {
+export function rateLimitStep({ store, clock, banMs, metrics, refusedKeys }: RateLimitOptions): ApiStep {
   const decide = (reply: FastifyReply, auth: AuthResult, limits: Limits, now: number, result: ConsumeResult): void => {
     const keyed = auth.ok
     const plan = keyed ? auth.key.plan : 'anonymous'
@@ -32,9 +34,13 @@ export function rateLimitStep({ store, clock, banMs, metrics }: RateLimitOptions
 
     if (result.outcome === 'allowed') {
       metrics.rateLimitAllowed(plan)
-      if (keyed) metrics.keyAdmitted(auth.key.id)
+      if (keyed) {
+        metrics.keyAdmitted(auth.key.id)
+        if (refusedKeys.size > 0) refusedKeys.delete(auth.key.id)
+      }
       return
     }
+    if (keyed) refusedKeys.add(auth.key.id)
     if (result.outcome === 'banned') {
       const until = result.bannedUntil!
       metrics.rateLimitDecisions.inc({ plan, outcome: 'banned', window: 'none' })

@@ -7,8 +7,9 @@ declare module 'fastify' {
     /** Headers every response of the route carries, whatever its status. */
     responseHeaders?: Record<string, string>
     /**
-     * Started as soon as a request for the route arrives, before the API guard: work the
-     * handler will need whatever the guard decides, so its round trip overlaps the guard's.
+     * Started as soon as a request for the route arrives and its key is resolved
+     * (`request.auth`), before the rate limiter: work the handler will need if the request is
+     * admitted, so its round trip overlaps the limiter's.
      */
     onArrival?: (request: FastifyRequest) => void
   }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { createPet, getPet, listPets, PAGE_LIMIT_DEFAULT, stringifyJson, type ListPetsQuery, type NewPet } from '@animal-store/contract'
+import { createPet, getPet, listPets, PAGE_LIMIT_DEFAULT, stringifyJson, type ListPetsQuery, type NewPet, type Pet } from '@animal-store/contract'
 import { ApiError } from '../domain/api-error.ts'
 import { idempotencyKeyOf, type IdempotencyService } from '../domain/idempotency.ts'
 import type { PetPage, PetService } from '../domain/pets.ts'
@@ -17,12 +17,16 @@ export interface PetRoutesOptions {
   docsUrl: string
   /** Rendered list pages kept while the store stands still (its revision, or the shared change marker); 0 keeps none. */
   pageCacheEntries: number
+  /** The API keys whose latest request the rate limiter refused (kept by the rate-limit step). */
+  refusedKeys: ReadonlySet<string>
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The shared change marker as read when a list request arrived (PostgreSQL + Redis with a page cache). */
     changesAtArrival: Promise<Revision | undefined> | undefined
+    /** The pet as read when a get arrived (a store across the network, a key in good standing). */
+    petAtArrival: Promise<Pet> | undefined
   }
 }
 
@@ -45,7 +49,7 @@ function sendPage(reply: FastifyReply, page: RenderedPage): void {
 const toRoute = (path: string) => `/v1${path.replace(/\{(\w+)\}/g, ':$1')}`
 
 /** The three operations of SPEC.md §4: schema in, service call, schema out. */
-export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, idempotency, publicBaseUrl, docsUrl, pageCacheEntries }: PetRoutesOptions): void {
+export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, idempotency, publicBaseUrl, docsUrl, pageCacheEntries, refusedKeys }: PetRoutesOptions): void {
   const base = publicBaseUrl
   const locationOf = (pet: { id: unknown }) => `${base}/pets/${String(pet.id)}`
   const { revision, changes } = pets
@@ -54,6 +58,7 @@ export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, 
     : new PageCache(pageCacheEntries, revision === undefined ? SHARED_PAGE_MAX_AGE_MS : undefined)
 
   app.decorateRequest('changesAtArrival', undefined)
+  app.decorateRequest('petAtArrival', undefined)
   // Read on arrival, alongside the rate limiter's round trip, rather than after it. Still
   // later than the request's arrival, so later than any create its client had seen answered.
   const readChangesOnArrival = pages !== undefined && changes !== undefined
@@ -130,14 +135,37 @@ export function registerPetRoutes(app: FastifyInstance, { allowedMethods, pets, 
   })
   allowedMethods.add(toRoute(listPets.path), [listPets.method, createPet.method])
 
+  // On a store other instances write (across the network), a get's read starts as the request
+  // arrives, alongside the rate limiter's round trip instead of after it; a refused request's
+  // read is thrown away. Only for a valid key whose latest request was admitted: requests
+  // without one, and a key over its limit or banned, never reach the database before the
+  // limiter has answered (a key that crosses its limit costs at most the reads already in
+  // flight). The embedded store reads in-process, in microseconds: nothing to overlap.
+  const readPetOnArrival = revision === undefined
+    ? (request: FastifyRequest) => {
+        const { auth } = request
+        if (auth === undefined || !auth.ok || refusedKeys.has(auth.key.id)) return
+        let pet: Pet | Promise<Pet>
+        try {
+          pet = pets.get((request.params as { petId: string }).petId)
+        } catch {
+          return // the handler meets the same error
+        }
+        if (!(pet instanceof Promise)) return
+        // A request the limiter refuses never awaits it: a "not found" must not go unhandled.
+        pet.catch(() => {})
+        request.petAtArrival = pet
+      }
+    : undefined
+
   app.route<{ Params: { petId: string } }>({
     method: getPet.method,
     url: toRoute(getPet.path),
-    config: { auth: true, responseHeaders: deprecationHeaders(getPet.deprecated, base, docsUrl) },
+    config: { auth: true, responseHeaders: deprecationHeaders(getPet.deprecated, base, docsUrl), onArrival: readPetOnArrival },
     schema: { response: { [getPet.success.status]: getPet.success.schema } },
     // Not async: an embedded-store pet is sent without a promise (a sync throw reaches the error handler too).
     handler: (request, reply) => {
-      const pet = pets.get(request.params.petId)
+      const pet = request.petAtArrival ?? pets.get(request.params.petId)
       return pet instanceof Promise ? pet : void reply.send(pet)
     }
   })
