@@ -57,7 +57,7 @@ export async function buildBundle(outDir = resolve(PACKAGE_DIR, 'dist')): Promis
   }
 }
 
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (import.meta.main) {
   const manifest = await buildBundle()
   console.log(`animal-store: bundled ${manifest.inputs.length - 1} source files into packages/server/dist/`)
 }
