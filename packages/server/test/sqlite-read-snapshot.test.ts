@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { existsSync, readFileSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
 import { test, type TestContext } from 'node:test'
 import { setImmediate as afterTurn } from 'node:timers/promises'
@@ -51,4 +52,18 @@ test('an in-memory store reads on its only connection', async (t) => {
   await storage.migrate()
   const created = await storage.pets.create(newPet)
   assert.deepEqual(storage.pets.get(created.id), created)
+})
+
+test('gets read the file through a memory map once its pages are checkpointed into it', { skip: !existsSync('/proc/self/maps') && 'needs /proc/self/maps' }, async (t) => {
+  const { storage, path } = await openStore(t)
+  const created = await storage.pets.create(newPet)
+  const outside = new DatabaseSync(path, { timeout: 5000 })
+  t.after(() => outside.close())
+  // Pages still in the WAL are read with read(); only the main file is mapped.
+  outside.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+  const mapped = () => readFileSync('/proc/self/maps', 'utf8').split('\n').some((line) => line.endsWith(` ${path}`))
+  assert.equal(mapped(), false)
+  await afterTurn()
+  assert.deepEqual(storage.pets.get(created.id), created)
+  assert.equal(mapped(), true)
 })
