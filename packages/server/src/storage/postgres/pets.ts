@@ -1,6 +1,6 @@
 import { toInt64, type Int64, type Pet, type PetStatus } from '@animal-store/contract'
 import { IdempotencyClaimLostError, type IdempotencyCompletion, type NewPetRecord, type PendingCreate, type PetPageQuery, type PetStore } from '../types.ts'
-import type { PoolClient } from 'pg'
+import type { PoolClient, QueryResultRow } from 'pg'
 import { PerTurnLookup } from '../../per-turn.ts'
 import type { PostgresPool } from './pool.ts'
 
@@ -24,26 +24,20 @@ const MAX_LOOKUPS = 256
 /** Inserts a batch under the pet-id lock (see migration 3); the ids come back in batch order. */
 const INSERT_PETS = 'SELECT insert_pets($1::bytea[], $2::int8[], $3::text[])::text[] AS ids'
 
-interface PetInsert {
-  values: unknown[]
-  /** The batch's pets as stored, given the ids `insert_pets` returned. */
-  stored(ids: string[]): Pet[]
-}
+/** Runs a prepared statement on the pool or on a transaction's connection; its rows. */
+type RunPrepared = <R extends QueryResultRow>(text: string, values: unknown[], name: string) => Promise<R[]>
 
-function petInsert(batch: PendingCreate[]): PetInsert {
+/** Inserts a batch by `insert_pets` through `run`; the pets as stored, in batch order. */
+async function insertPets(run: RunPrepared, batch: PendingCreate[]): Promise<Pet[]> {
   const names = batch.map(({ pet }) => Buffer.from(pet.name, 'utf8'))
-  return {
-    values: [names, batch.map(({ pet }) => int64Param(pet.categoryId)), batch.map(({ pet }) => pet.status)],
-    // The name as stored: a lone surrogate becomes U+FFFD in UTF-8, and the answer must say so.
-    stored: (ids) => batch.map(({ pet }, i) => ({ id: toInt64(BigInt(ids[i]!)), name: names[i]!.toString('utf8'), categoryId: pet.categoryId, status: pet.status }))
-  }
+  const [row] = await run<{ ids: string[] }>(INSERT_PETS, [names, batch.map(({ pet }) => int64Param(pet.categoryId)), batch.map(({ pet }) => pet.status)], 'pets_insert')
+  // The name as stored: a lone surrogate becomes U+FFFD in UTF-8, and the answer must say so.
+  return batch.map(({ pet }, i) => ({ id: toInt64(BigInt(row!.ids[i]!)), name: names[i]!.toString('utf8'), categoryId: pet.categoryId, status: pet.status }))
 }
 
 /** Inserts a batch holding Idempotency-Keys in the caller's transaction; each create's outcome: its pet, or why it alone failed. */
 async function insertIdempotentBatch(client: PoolClient, batch: PendingCreate[]): Promise<Array<Pet | Error>> {
-  const insert = petInsert(batch)
-  const { rows: [row] } = await client.query<{ ids: string[] }>({ name: 'pets_insert', text: INSERT_PETS, values: insert.values })
-  const pets = insert.stored(row!.ids)
+  const pets = await insertPets(async (text, values, name) => (await client.query({ name, text, values })).rows, batch)
   const outcomes: Array<Pet | Error> = [...pets]
   const lost = await completeIdempotency(client, batch, pets)
   if (lost.length > 0) {
@@ -125,10 +119,8 @@ export class PostgresPets implements PetStore {
   }
 
   /** A batch without Idempotency-Keys: one statement, its own transaction. */
-  async #insert(batch: PendingCreate[]): Promise<Pet[]> {
-    const insert = petInsert(batch)
-    const [row] = await this.#db.query<{ ids: string[] }>(INSERT_PETS, insert.values, 'pets_insert')
-    return insert.stored(row!.ids)
+  #insert(batch: PendingCreate[]): Promise<Pet[]> {
+    return insertPets((text, values, name) => this.#db.query(text, values, name), batch)
   }
 
   async page({ status, afterId, limit }: PetPageQuery): Promise<Pet[]> {
