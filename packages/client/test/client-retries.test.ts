@@ -3,8 +3,7 @@ import { createServer as createHttpServer } from 'node:http'
 import { createServer, type Socket } from 'node:net'
 import { describe, test } from 'node:test'
 import { AnimalStoreError, AnimalStoreNetworkError, createClient, type FetchFunction } from '../src/index.ts'
-import { StorageUnavailableError, type Storage } from '../../server/src/storage/types.ts'
-import { sqliteBackend, type Backend } from '../../server/test/helpers/backends.ts'
+import { StorageUnavailableError, type PetStore, type Storage } from '../../server/src/storage/types.ts'
 import { freePort } from '../../server/test/helpers/temp.ts'
 import { clientOf, startApp, unlimitedKey, type TestApp } from './helpers/service.ts'
 
@@ -118,35 +117,26 @@ describe('retries on 429: waits as Retry-After says, within the promised attempt
   })
 })
 
-/** A backend whose pet store answers "unreachable" for the first `failures` page reads. */
-function flakyBackend(failures: number): Backend {
-  const bind = <T extends object>(target: T, override: Partial<Record<keyof T, unknown>>): T => new Proxy(target, {
-    get: (object, property) => {
-      if (Object.hasOwn(override, property)) return override[property as keyof T]
-      const value = Reflect.get(object, property, object) as unknown
-      return typeof value === 'function' ? value.bind(object) : value
+/** A storage whose pet store answers "unreachable" for the first `failures` page reads. */
+function flakyPages(failures: number): (storage: Storage) => Storage {
+  return (storage) => {
+    let left = failures
+    const { pets } = storage
+    const flaky: PetStore = {
+      create: (pet, idempotency) => pets.create(pet, idempotency),
+      get: (id) => pets.get(id),
+      page: async (query) => {
+        if (left-- > 0) throw new StorageUnavailableError('connection refused')
+        return pets.page(query)
+      }
     }
-  })
-  return {
-    name: 'flaky sqlite',
-    unavailable: async () => undefined,
-    async create(t) {
-      const { storage, env } = await sqliteBackend.create(t)
-      let left = failures
-      const pets = bind(storage.pets, {
-        page: async (query: Parameters<Storage['pets']['page']>[0]) => {
-          if (left-- > 0) throw new StorageUnavailableError('connection refused')
-          return storage.pets.page(query)
-        }
-      })
-      return { storage: bind(storage, { pets }), env }
-    }
+    return { pets: flaky, keys: storage.keys, idempotency: storage.idempotency, migrate: () => storage.migrate(), ping: () => storage.ping(), close: () => storage.close() }
   }
 }
 
 describe('retries on 503 and network failures', () => {
   test('503 unavailable is retried after its Retry-After, then succeeds', async (t) => {
-    const app = await startApp(t, { backend: flakyBackend(2) })
+    const app = await startApp(t, { compose: { wrapStorage: flakyPages(2) } })
     const { client, sent, sleeps } = clientOf(app, await unlimitedKey(app))
     assert.deepEqual(await client.listPets(), { pets: [], nextCursor: null })
     assert.deepEqual(sent.map((r) => `${r.status} ${r.code ?? ''}`), ['503 unavailable', '503 unavailable', '200 '])

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { AnimalStoreError, type DeprecationNotice, type Pet } from '../src/index.ts'
-import type { SqliteStorage } from '../../server/src/storage/sqlite/index.ts'
+import { DatabaseSync } from 'node:sqlite'
 import { clientOf, startApp, unlimitedKey } from './helpers/service.ts'
 
 describe('client against the real service', () => {
@@ -80,9 +80,10 @@ describe('client against the real service', () => {
     assert.deepEqual((await client.listPets()).pets.map((p) => p.categoryId), [9223372036854775807n, 9007199254740993n, 9007199254740991])
 
     // The service assigns ids past 2^53 once its sequence is there.
-    const db = (app.storage as SqliteStorage).db
+    const db = new DatabaseSync(app.backendEnv.DATABASE_URL!.slice('sqlite:'.length), { timeout: 5000 })
     db.prepare("DELETE FROM sqlite_sequence WHERE name = 'pets'").run()
     db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('pets', ?)").run(9007199254740992n)
+    db.close()
     const big = await client.createPet({ name: 'big id', categoryId: 9223372036854775807n })
     assert.equal(big.id, 9007199254740993n)
     const next = await client.createPet({ name: 'bigger id', categoryId: 5 })

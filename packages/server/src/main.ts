@@ -2,8 +2,8 @@ import { keysCommand, KEYS_HELP } from './cli/keys.ts'
 import { serve } from './cli/serve.ts'
 import { UsageError } from './cli/usage-error.ts'
 import { ConfigError, loadConfig } from './config.ts'
+import { compose } from './compose.ts'
 import { openApiText } from './routes/openapi.ts'
-import { openStorage } from './storage/index.ts'
 
 const HELP = `Usage: animal-store <command>
 
@@ -39,13 +39,9 @@ async function main(argv: string[]): Promise<void> {
       return serve(config)
     case 'migrate': {
       if (rest.length > 0) throw new UsageError('migrate takes no arguments')
-      const storage = await openStorage(config.database)
-      try {
-        const applied = await storage.migrate()
-        process.stdout.write(applied === 0 ? 'Schema is up to date.\n' : `Applied ${applied} migration(s).\n`)
-      } finally {
-        await storage.close()
-      }
+      const { migrationsApplied: applied, close } = await compose(config, { role: 'admin' })
+      await close()
+      process.stdout.write(applied === 0 ? 'Schema is up to date.\n' : `Applied ${applied} migration(s).\n`)
       return
     }
     case 'keys':

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Pet } from '@animal-store/contract'
 import { IdempotencyClaimLostError, type IdempotencyCompletion, type Storage } from '../src/storage/types.ts'
-import { suiteBackends } from './helpers/backends.ts'
+import { openStore, suiteBackends } from './helpers/backends.ts'
 
 const LIMITS = { expiredBefore: 0, staleBefore: 0 }
 
@@ -24,7 +24,7 @@ async function allPets(storage: Storage): Promise<Pet[]> {
 for (const { backend, skip } of await suiteBackends()) {
   describe(`group commit (${backend.name})`, { skip }, () => {
     test('creates issued together are answered with distinct ascending ids, each as stored', async (t) => {
-      const { storage } = await backend.create(t)
+      const { storage } = await openStore(t, backend)
       const names = Array.from({ length: 40 }, (_, i) => `pet-${i}`)
       const created = await Promise.all(names.map((name) => create(storage, name)))
       assert.deepEqual(created.map((pet) => pet.name), names)
@@ -35,7 +35,7 @@ for (const { backend, skip } of await suiteBackends()) {
     })
 
     test('a create whose Idempotency-Key claim lapsed fails alone: the rest of its batch commits', async (t) => {
-      const { storage } = await backend.create(t)
+      const { storage } = await openStore(t, backend)
       const keep = await claimed(storage, 'kept')
       const lapsed = await claimed(storage, 'lapsed')
       // Another request takes the lapsed claim over (as after staleBefore): its token is no longer ours.

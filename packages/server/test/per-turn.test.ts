@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { describe, test } from 'node:test'
-import { oncePerTurn, PerTurnBatch, PerTurnLookup } from '../src/per-turn.ts'
+import { oncePerTurn, PerTurnBatch, PerTurnLookup } from '../src/base/per-turn.ts'
 
 /** A lookup over a fixed table that records every read it is asked for. */
 function recordingLookup(table: Record<string, string>, maxKeys: number, fail?: (keys: string[]) => boolean) {

@@ -1,43 +1,32 @@
 import assert from 'node:assert/strict'
 import { describe, test, type TestContext } from 'node:test'
 import pg from 'pg'
-import { loadConfig } from '../src/config.ts'
 import { generateSecret } from '../src/domain/keys.ts'
-import { openStorage } from '../src/storage/index.ts'
 import { assertError } from './helpers/assertions.ts'
 import { postJson, startApp, type TestApp } from './helpers/app.ts'
-import { backendSkip, postgresBackend, type Backend } from './helpers/backends.ts'
+import { backendSkip, openStorage, postgresBackend, type Backend } from './helpers/backends.ts'
 import { adminQuery, createSchema, TEST_DATABASE_URL, terminateConnections, type TestSchema } from './helpers/postgres.ts'
 import { TcpProxy } from './helpers/tcp-proxy.ts'
-import { freePort } from './helpers/temp.ts'
+import { defer, freePort } from './helpers/temp.ts'
 
 const skip = await backendSkip(postgresBackend)
 
 /** A migrated schema of the test's own, dropped after it. */
 async function migratedSchema(t: TestContext): Promise<TestSchema> {
   const schema = await createSchema()
-  const storage = await openStorage(loadConfig({ DATABASE_URL: schema.url }).database)
-  t.after(async () => {
-    await storage.close()
-    await schema.drop()
-  })
-  await storage.migrate()
+  defer(t, () => schema.drop())
+  await (await openStorage(t, { DATABASE_URL: schema.url })).migrate()
   return schema
 }
 
-/** The app as `serve` builds it, on a DATABASE_URL of the test's choosing (reachable or not). */
+/** The app as `serve` builds it, on a DATABASE_URL of the test's choosing (reachable or not; migrated by the test). */
 function appOn(t: TestContext, url: string, env: Record<string, string> = {}): Promise<TestApp> {
   const backend: Backend = {
     name: 'postgres (test-made url)',
     unavailable: async () => undefined,
-    async create(t) {
-      const backendEnv = { DATABASE_URL: url, ...env }
-      const storage = await openStorage(loadConfig(backendEnv).database)
-      t.after(() => storage.close())
-      return { storage, env: backendEnv }
-    }
+    environment: async () => ({ DATABASE_URL: url, ...env })
   }
-  return startApp(t, { backend })
+  return startApp(t, { backend, compose: { migrate: false } })
 }
 
 /** The same URL, through another host:port. */

@@ -2,13 +2,12 @@ import assert from 'node:assert/strict'
 import { describe, test, type TestContext } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import pg from 'pg'
-import { loadConfig } from '../src/config.ts'
-import { openStorage } from '../src/storage/index.ts'
 import { POSTGRES_MIGRATIONS } from '../src/storage/postgres/migrations.ts'
 import type { Storage } from '../src/storage/types.ts'
 import { assertError } from './helpers/assertions.ts'
 import { postJson, startApp, type TestApp } from './helpers/app.ts'
-import { backendSkip, postgresBackend } from './helpers/backends.ts'
+import { backendSkip, openStorage, postgresBackend } from './helpers/backends.ts'
+import { defer } from './helpers/temp.ts'
 import { adminQuery, createSchema, type TestSchema } from './helpers/postgres.ts'
 
 const skip = await backendSkip(postgresBackend)
@@ -16,12 +15,9 @@ const skip = await backendSkip(postgresBackend)
 /** A schema of the test's own and `count` storages on it, none migrated; all removed after the test. */
 async function storagesOnOneSchema(t: TestContext, count: number): Promise<{ schema: TestSchema, storages: Storage[] }> {
   const schema = await createSchema()
+  defer(t, () => schema.drop())
   const storages: Storage[] = []
-  t.after(async () => {
-    await Promise.all(storages.map((s) => s.close()))
-    await schema.drop()
-  })
-  for (let i = 0; i < count; i++) storages.push(await openStorage(loadConfig({ DATABASE_URL: schema.url }).database))
+  for (let i = 0; i < count; i++) storages.push(await openStorage(t, { DATABASE_URL: schema.url }))
   return { schema, storages }
 }
 

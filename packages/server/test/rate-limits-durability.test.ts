@@ -3,7 +3,9 @@ import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { assertError } from './helpers/assertions.ts'
 import { startApp } from './helpers/app.ts'
-import { SqliteStorage } from '../src/storage/sqlite/index.ts'
+import { DatabaseSync } from 'node:sqlite'
+import { SqliteCounterFile } from '../src/storage/sqlite/counters.ts'
+import { SQLITE_MIGRATIONS } from '../src/storage/sqlite/migrations.ts'
 import { runCli, startServe } from './helpers/cli.ts'
 import { redisPrefix, redisUnavailable, TEST_REDIS_URL } from './helpers/redis.ts'
 import { TcpProxy } from './helpers/tcp-proxy.ts'
@@ -33,7 +35,7 @@ describe('rate limits: durability, administration, outages', () => {
     await first.fetch('/v1/pets', { key: banned.key })
     await first.fetch('/v1/pets', { key: banned.key })
     await assertError(await first.fetch('/v1/pets', { key: banned.key }), 'api_key_banned')
-    await first.app.close()
+    await first.close()
 
     const second = await startApp(t, { now: new Date('2026-06-15T12:05:00Z'), shareStorageWith: first })
     const after = await second.fetch('/v1/pets', { key: used.key })
@@ -44,19 +46,29 @@ describe('rate limits: durability, administration, outages', () => {
     assert.equal((await second.fetch('/v1/pets', { key: banned.key })).status, 200, 'the ban ends on time after a restart')
   })
 
-  test('embedded: the per-second counter flush writes the counters and leaves the shared connection at synchronous=FULL, so creates stay fsynced', async (t) => {
+  test('embedded: the per-second counter flush writes the counters to the file', async (t) => {
     const app = await startApp(t, { now: START })
-    assert.ok(app.storage instanceof SqliteStorage)
-    const { db } = app.storage
-    const synchronous = () => (db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous
-    assert.equal(synchronous(), 2, 'FULL to begin with')
+    const file = new DatabaseSync(app.backendEnv.DATABASE_URL!.slice('sqlite:'.length), { readOnly: true, timeout: 5000 })
+    t.after(() => file.close())
     const key = await app.keyWithId({ plan: 'free' })
     for (let i = 0; i < 4; i++) assert.equal((await app.fetch('/v1/pets', { key: key.key })).status, 200)
     await until('the counters reach the file', async () => {
-      const row = db.prepare('SELECT day_used FROM rate_limit_counters WHERE subject = ?').get(`key:${key.id}`) as { day_used: number } | undefined
+      const row = file.prepare('SELECT day_used FROM rate_limit_counters WHERE subject = ?').get(`key:${key.id}`) as { day_used: number } | undefined
       return row?.day_used === 4
     })
+  })
+
+  test('embedded: the flush commits without fsync and leaves the shared connection at synchronous=FULL, so creates stay fsynced', async (t) => {
+    const db = new DatabaseSync(join(tempDir(t), 'counters.db'))
+    t.after(() => db.close())
+    db.exec(SQLITE_MIGRATIONS.find((m) => m.version === 2)!.sql)
+    db.exec('PRAGMA synchronous = FULL')
+    const synchronous = () => (db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous
+    const row = { subject: 'key:k', minuteStart: 0, minuteUsed: 1, refusals: 0, dayStart: 0, dayUsed: 1, bannedUntil: null }
+    const counters = new SqliteCounterFile(db)
+    counters.save([row], { fsync: false })
     assert.equal(synchronous(), 2, 'FULL again after the flush')
+    assert.deepEqual(counters.find('key:k'), row)
   })
 
   test('embedded: kill -9 loses at most the last second of usage, no ban; keys list and keys unban across processes', async (t) => {

@@ -211,7 +211,7 @@ describe('rate limits across two instances sharing Redis', { skip: redisReason ?
     const a = await startApp(t, { now: START, env: { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix } })
     const key = await a.key({ plan: 'free' })
     // The second instance shares the key table (same SQLite file) and Redis.
-    const b = await startApp(t, { now: START, env: { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix }, deps: {}, shareStorageWith: a })
+    const b = await startApp(t, { now: START, env: { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix }, shareStorageWith: a })
     const apps: TestApp[] = [a, b]
     const statuses: number[] = []
     for (let i = 0; i < 70; i++) statuses.push((await apps[i % 2]!.fetch('/v1/pets', { key })).status)

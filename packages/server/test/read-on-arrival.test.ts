@@ -10,7 +10,6 @@ const skip = await backendSkip(postgresBackend)
 
 /** Real in-memory counters whose answers the test can hold back, as a slow Redis would. */
 class HeldCounters implements CounterStore {
-  readonly name = 'memory (held by the test)'
   readonly #inner = new MemoryCounterStore()
   #held: Array<() => void> = []
   holding = false
@@ -30,15 +29,21 @@ class HeldCounters implements CounterStore {
     for (const answer of this.#held.splice(0)) answer()
   }
 
-  usage(subject: string, now: number) { return this.#inner.usage(subject, now) }
-  unban(subject: string) { return this.#inner.unban(subject) }
+  usage(subject: string, now: number) {
+    return this.#inner.usage(subject, now)
+  }
+
+  unban(subject: string) {
+    return this.#inner.unban(subject)
+  }
+
   async close() {}
 }
 
 /** The service on PostgreSQL with held counters, and how many pet reads reached the store. */
 async function appCountingReads(t: TestContext): Promise<{ app: TestApp, counters: HeldCounters, reads: () => number }> {
   const counters = new HeldCounters()
-  const app = await startApp(t, { backend: postgresBackend, deps: { rateLimits: { store: counters, readiness: {}, close: async () => {} } } })
+  const app = await startApp(t, { backend: postgresBackend, compose: { counters } })
   const pets = app.storage.pets
   const get = pets.get.bind(pets)
   let reads = 0

@@ -3,15 +3,16 @@ import { existsSync, readFileSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
 import { test, type TestContext } from 'node:test'
 import { setImmediate as afterTurn } from 'node:timers/promises'
+import { systemClock } from '../src/base/clock.ts'
 import { SqliteStorage } from '../src/storage/sqlite/index.ts'
-import { sqliteBackend } from './helpers/backends.ts'
+import { openStore as openBackendStore, sqliteBackend } from './helpers/backends.ts'
 
 // The embedded store reads pets on a second connection, in one read transaction per
 // event-loop turn (storage/sqlite/turn-snapshot.ts). These tests pin down what a read sees.
 
 /** A fresh, migrated store and the path of its file. */
 async function openStore(t: TestContext) {
-  const { storage, env } = await sqliteBackend.create(t)
+  const { storage, env } = await openBackendStore(t, sqliteBackend)
   return { storage, path: env.DATABASE_URL!.slice('sqlite:'.length) }
 }
 
@@ -47,7 +48,7 @@ test('a commit by another program is seen from the next turn on, and the snapsho
 })
 
 test('an in-memory store reads on its only connection', async (t) => {
-  const storage = new SqliteStorage(':memory:')
+  const storage = new SqliteStorage(':memory:', systemClock)
   t.after(() => storage.close())
   await storage.migrate()
   const created = await storage.pets.create(newPet)

@@ -1,5 +1,5 @@
 import { createClient, type AnimalStoreClient, type ClientOptions, type FetchFunction, type SleepFunction } from '../../src/index.ts'
-import type { ManualClock } from '../../../server/src/clock.ts'
+import type { ManualClock } from '../../../server/src/base/clock.ts'
 import { startApp, type TestApp } from '../../../server/test/helpers/app.ts'
 
 export { startApp, type TestApp }

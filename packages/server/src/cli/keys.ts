@@ -1,10 +1,8 @@
 import { parseArgs } from 'node:util'
 import { PLAN_NAMES } from '@animal-store/contract'
-import { systemClock } from '../clock.ts'
+import { compose } from '../compose.ts'
 import type { Config } from '../config.ts'
-import { KeyInputError, KeyService, type KeyView } from '../domain/keys.ts'
-import { openLimitAdmin, type LimitAdmin } from '../limits/index.ts'
-import { openStorage } from '../storage/index.ts'
+import { KeyInputError, type KeyView } from '../domain/keys.ts'
 import { UsageError } from './usage-error.ts'
 
 export const KEYS_HELP = `Usage: animal-store keys <command> [options]
@@ -76,12 +74,9 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
   const perMinute = wholeNumber('--per-minute', values['per-minute'])
   const perDay = wholeNumber('--per-day', values['per-day'])
 
-  const storage = await openStorage(config.database)
-  let limits: LimitAdmin | undefined
+  const services = await compose(config, { role: 'admin' })
+  const { keys } = services
   try {
-    await storage.migrate()
-    limits = command === 'list' || command === 'unban' ? await openLimitAdmin(config, storage) : undefined
-    const keys = new KeyService(storage.keys, systemClock, limits)
     switch (command) {
       case 'create': {
         const created = await keys.create({ plan: values.plan!, name: values.name, perMinute, perDay, expiresAt: values['expires-at'] }).catch((error: unknown) => {
@@ -109,7 +104,6 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
       }
     }
   } finally {
-    await limits?.close()
-    await storage.close()
+    await services.close()
   }
 }

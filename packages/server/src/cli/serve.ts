@@ -1,20 +1,17 @@
-import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../app.ts'
+import { compose } from '../compose.ts'
 import { describeDatabase, type Config } from '../config.ts'
-import { createLogger } from '../logger.ts'
-import { openStorage } from '../storage/index.ts'
 
 /** A stuck request or store must not keep a stopping process alive forever. */
 export const SHUTDOWN_GRACE_MS = 10_000
 
 /** Serves until SIGTERM/SIGINT, then drains in-flight requests, closes the stores and exits 0. */
 export async function serve(config: Config): Promise<void> {
-  const logger = createLogger(config.logLevel)
-  const storage = await openStorage(config.database)
-  const applied = await storage.migrate()
-  const app: FastifyInstance = await buildApp(config, { storage, logger })
+  const services = await compose(config)
+  const { logger } = services
+  const app = await buildApp(services)
   await app.listen({ port: config.port, host: config.host })
-  logger.info({ database: describeDatabase(config.database), migrationsApplied: applied, publicBaseUrl: config.publicBaseUrl }, 'animal-store serving')
+  logger.info({ database: describeDatabase(config.database), migrationsApplied: services.migrationsApplied, publicBaseUrl: config.publicBaseUrl }, 'animal-store serving')
 
   let stopping = false
   const stop = (signal: string) => {
@@ -30,7 +27,7 @@ export async function serve(config: Config): Promise<void> {
     }, SHUTDOWN_GRACE_MS).unref()
     void (async () => {
       await app.close()
-      await storage.close()
+      await services.close()
       logger.info('stopped')
       logger.flush()
       process.exit(0)

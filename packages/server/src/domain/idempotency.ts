@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto'
 import { stringifyJson } from '@animal-store/contract'
-import type { Clock } from '../clock.ts'
-import type { IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../storage/types.ts'
+import type { Clock } from '../base/clock.ts'
+import type { Pet } from '@animal-store/contract'
+import {
+  IdempotencyClaimLostError,
+  type IdempotencyClaim,
+  type IdempotencyCompletion,
+  type IdempotencyScope,
+  type IdempotencyStore,
+  type StoredResponse
+} from '../storage/types.ts'
 import { ApiError } from './api-error.ts'
 
 /** How long a completed response is replayed (DESIGN §3). */
@@ -49,7 +57,7 @@ export class IdempotencyService {
   }
 
   /** Returns the claim token, or throws the 409/422 the claim answers, or returns the stored response to replay. */
-  async claim(scope: IdempotencyScope, body: unknown): Promise<Extract<IdempotencyClaim, { state: 'claimed' | 'completed' }>> {
+  async #claim(scope: IdempotencyScope, body: unknown): Promise<Extract<IdempotencyClaim, { state: 'claimed' | 'completed' }>> {
     const now = this.#clock.now()
     const fingerprint = fingerprintOf(body)
     const claim = await this.#store.claim(scope, fingerprint, now, { expiredBefore: now - IDEMPOTENCY_TTL_MS, staleBefore: now - IDEMPOTENCY_STALE_CLAIM_MS })
@@ -62,8 +70,28 @@ export class IdempotencyService {
     return claim
   }
 
-  release(scope: IdempotencyScope, token: string): Promise<void> {
-    return this.#store.release(scope, token)
+  /**
+   * Runs `create` once per scope: the same body again replays the first response; a failed
+   * create frees the key for a retry. `respond` is the response a repeat will replay, stored
+   * in the same transaction as the pet.
+   */
+  async createOnce(
+    scope: IdempotencyScope,
+    body: unknown,
+    respond: (pet: Pet) => StoredResponse,
+    create: (completion: IdempotencyCompletion) => Promise<Pet>
+  ): Promise<{ pet: Pet } | { replay: StoredResponse }> {
+    const claim = await this.#claim(scope, body)
+    if (claim.state === 'completed') return { replay: claim.response }
+    try {
+      return { pet: await create({ scope, token: claim.token, respond }) }
+    } catch (error) {
+      await this.#store.release(scope, claim.token).catch(() => {})
+      if (!(error instanceof IdempotencyClaimLostError)) throw error
+      throw new ApiError('idempotency_key_in_use', 'another request took over this Idempotency-Key; retry to get its response', {
+        'retry-after': '1'
+      })
+    }
   }
 
   /** Forgets records past their 24 hours; returns how many. */

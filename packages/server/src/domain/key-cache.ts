@@ -1,4 +1,5 @@
-import type { Clock } from '../clock.ts'
+import type { Clock } from '../base/clock.ts'
+import type { Maybe } from '../base/maybe.ts'
 import type { ApiKeyRecord, KeyStore } from '../storage/types.ts'
 import { hashSecret } from './keys.ts'
 
@@ -29,7 +30,7 @@ export class KeyCache {
   }
 
   /** A hit answers synchronously (no promise on the hot path); a miss asks the store. */
-  find(secret: string): ApiKeyRecord | undefined | Promise<ApiKeyRecord | undefined> {
+  find(secret: string): Maybe<ApiKeyRecord | undefined> {
     const now = this.#clock.now()
     const cached = this.#entries.get(secret)
     if (cached !== undefined && now - cached.fetchedAt < this.#ttlMs && now >= cached.fetchedAt) return cached.key

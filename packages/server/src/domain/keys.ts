@@ -1,8 +1,7 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto'
 import { isPlanName, PLAN_NAMES, PLANS, type Limits, type PlanName } from '@animal-store/contract'
-import type { Clock } from '../clock.ts'
+import type { Clock } from '../base/clock.ts'
 import type { ApiKeyRecord, KeyStore } from '../storage/types.ts'
-import { keySubject } from '../limits/types.ts'
 
 /** The recognisable prefix of every secret, so secret scanners can find leaked keys. */
 export const KEY_PREFIX = 'as_live_'
@@ -66,10 +65,17 @@ export interface KeyView {
   usage: { minute: number, day: number }
 }
 
+/** A key's use of its windows at some moment, and its ban. */
+export interface KeyUsage {
+  minuteUsed: number
+  dayUsed: number
+  bannedUntil: number | null
+}
+
 /** What the rate limiter knows of a key, for `keys list` and `keys unban`. */
 export interface KeyLimitState {
-  usage(subject: string, now: number): Promise<{ minuteUsed: number, dayUsed: number, bannedUntil: number | null }>
-  unban(subject: string, now: number): Promise<void>
+  usage(keyId: string, now: number): Promise<KeyUsage>
+  unban(keyId: string, now: number): Promise<void>
 }
 
 /** The limits a key runs under: its own numbers where it has them, else its plan's. */
@@ -81,11 +87,11 @@ export function limitsOf(key: Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'
   return { perMinute, perDay }
 }
 
-const NO_USAGE = { minuteUsed: 0, dayUsed: 0, bannedUntil: null }
+const NO_USAGE: KeyUsage = { minuteUsed: 0, dayUsed: 0, bannedUntil: null }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
-export function viewKey(key: ApiKeyRecord, usage: { minuteUsed: number, dayUsed: number, bannedUntil: number | null }): KeyView {
+function viewKey(key: ApiKeyRecord, usage: KeyUsage): KeyView {
   return {
     id: key.id,
     prefix: key.prefix,
@@ -110,9 +116,9 @@ function positiveLimit(name: string, value: number | undefined): number | null {
 export class KeyService {
   readonly #store: KeyStore
   readonly #clock: Clock
-  readonly #limits: KeyLimitState | undefined
+  readonly #limits: KeyLimitState
 
-  constructor(store: KeyStore, clock: Clock, limits?: KeyLimitState) {
+  constructor(store: KeyStore, clock: Clock, limits: KeyLimitState) {
     this.#store = store
     this.#clock = clock
     this.#limits = limits
@@ -153,7 +159,7 @@ export class KeyService {
   async list(): Promise<KeyView[]> {
     const now = this.#clock.now()
     const keys = await this.#store.list()
-    return Promise.all(keys.map(async (key) => viewKey(key, this.#limits === undefined ? NO_USAGE : await this.#limits.usage(keySubject(key.id), now))))
+    return Promise.all(keys.map(async (key) => viewKey(key, await this.#limits.usage(key.id, now))))
   }
 
   async revoke(id: string): Promise<boolean> {
@@ -163,8 +169,7 @@ export class KeyService {
   /** Lifts the key's ban and clears its refusal count; false when no key has this id. */
   async unban(id: string): Promise<boolean> {
     if ((await this.#store.get(id)) === undefined) return false
-    if (this.#limits === undefined) throw new Error('unban needs the rate-limit store')
-    await this.#limits.unban(keySubject(id), this.#clock.now())
+    await this.#limits.unban(id, this.#clock.now())
     return true
   }
 }

@@ -1,14 +1,22 @@
-import { DEFAULT_PET_STATUS, GET_PET_SUNSET, parsePositiveInt64, type NewPet, type Pet, type PetStatus } from '@animal-store/contract'
-import type { Clock } from '../clock.ts'
-import type { ChangeMarker } from '../storage/change-marker.ts'
-import type { IdempotencyCompletion, PetStore } from '../storage/types.ts'
+import { DEFAULT_PET_STATUS, GET_PET_SUNSET, parsePositiveInt64, stringifyJson, type NewPet, type Pet, type PetStatus } from '@animal-store/contract'
+import type { Clock } from '../base/clock.ts'
+import { andThen, type Maybe } from '../base/maybe.ts'
+import type { IdempotencyScope, PetStore, StoredResponse } from '../storage/types.ts'
 import { ApiError } from './api-error.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
+import type { IdempotencyService } from './idempotency.ts'
 
 export interface PetPage {
   pets: Pet[]
   /** Cursor of the following page; undefined on the last page. */
   next: string | undefined
+}
+
+/** What a page is asked for with, as `GET /pets` takes it. */
+export interface PageQuery {
+  status?: PetStatus | undefined
+  limit: number
+  cursor?: string | undefined
 }
 
 function existing(pet: Pet | undefined, petId: string): Pet {
@@ -22,46 +30,59 @@ function toPage(rows: Pet[], status: PetStatus | undefined, limit: number): PetP
   return { pets: rows, next: encodeCursor(status, rows[limit - 1]!.id) }
 }
 
-/** The pet operations, free of HTTP: paging, defaults, the sunset of getPet. */
+/** A create's answer: the new pet and its address, or the first response to replay. */
+export type Created = { pet: Pet, location: string } | { replay: StoredResponse }
+
+export interface PetServiceOptions {
+  clock: Clock
+  idempotency: IdempotencyService
+  /** The address of a pet (`Location`). */
+  locationOf(pet: Pet): string
+}
+
+/**
+ * The pet operations, free of HTTP: paging, defaults, the sunset of getPet. Reads answer
+ * without a promise when the store does (and then throw synchronously).
+ */
 export class PetService {
   readonly #store: PetStore
   readonly #clock: Clock
-  /** The store's revision when only this process writes it (see PetStore.revision); else undefined. */
-  readonly revision: (() => number) | undefined
-  /** Where a store other instances also write says it changed (PostgreSQL + Redis); else undefined. */
-  readonly changes: ChangeMarker | undefined
+  readonly #idempotency: IdempotencyService
+  readonly #locationOf: (pet: Pet) => string
 
-  constructor(store: PetStore, clock: Clock, changes?: ChangeMarker) {
+  constructor(store: PetStore, { clock, idempotency, locationOf }: PetServiceOptions) {
     this.#store = store
     this.#clock = clock
-    this.revision = store.revision?.bind(store)
-    this.changes = this.revision === undefined ? changes : undefined
+    this.#idempotency = idempotency
+    this.#locationOf = locationOf
   }
 
-  /** Synchronous (and throwing) when the store answers synchronously; otherwise a promise. */
-  list(status: PetStatus | undefined, limit: number, cursor: string | undefined): PetPage | Promise<PetPage> {
+  list({ status, limit, cursor }: PageQuery): Maybe<PetPage> {
     const afterId = cursor === undefined ? undefined : decodeCursor(cursor, status)
     // One row more than asked tells whether a next page exists without a second query.
-    const rows = this.#store.page({ status, afterId, limit: limit + 1 })
-    return rows instanceof Promise ? rows.then((settled) => toPage(settled, status, limit)) : toPage(rows, status, limit)
+    return andThen(this.#store.page({ status, afterId, limit: limit + 1 }), (rows) => toPage(rows, status, limit))
   }
 
-  async create(input: NewPet, idempotency?: IdempotencyCompletion): Promise<Pet> {
-    const pet = await this.#store.create({ name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS }, idempotency)
-    await this.changes?.bump()
-    return pet
+  /** With an Idempotency-Key's scope, creates at most once for it (see IdempotencyService.createOnce). */
+  async create(input: NewPet, scope?: IdempotencyScope): Promise<Created> {
+    const record = { name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS }
+    const locationOf = this.#locationOf
+    if (scope === undefined) {
+      const pet = await this.#store.create(record)
+      return { pet, location: locationOf(pet) }
+    }
+    const respond = (pet: Pet): StoredResponse => ({ status: 201, body: stringifyJson(pet), location: locationOf(pet) })
+    const outcome = await this.#idempotency.createOnce(scope, input, respond, (completion) => this.#store.create(record, completion))
+    return 'replay' in outcome ? outcome : { pet: outcome.pet, location: locationOf(outcome.pet) }
   }
 
-  /**
-   * @deprecated removed at GET_PET_SUNSET; answers `gone` from then on.
-   * Synchronous (and throwing) when the store answers synchronously; otherwise a promise.
-   */
-  get(petId: string): Pet | Promise<Pet> {
+  /** @deprecated removed at GET_PET_SUNSET; answers `gone` from then on. */
+  get(petId: string): Maybe<Pet> {
     if (this.#clock.now() >= GET_PET_SUNSET.getTime()) {
       throw new ApiError('gone', 'GET /pets/{petId} was removed on 2030-12-05; use GET /pets with the status filter')
     }
     const id = parsePositiveInt64(petId)
-    const found = id === undefined ? undefined : this.#store.get(id)
-    return found instanceof Promise ? found.then((pet) => existing(pet, petId)) : existing(found, petId)
+    if (id === undefined) return existing(undefined, petId)
+    return andThen(this.#store.get(id), (pet) => existing(pet, petId))
   }
 }

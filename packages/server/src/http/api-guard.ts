@@ -1,8 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { andThen, type Maybe } from '../base/maybe.ts'
 import { ApiError } from '../domain/api-error.ts'
+import type { RateLimiter, Verdict } from '../limits/rate-limiter.ts'
 import type { ApiKeyRecord } from '../storage/types.ts'
 import type { AuthResult, Authenticator } from './auth.ts'
 import { routeConfigOf } from './request-context.ts'
+import type { SpeculativeReads } from './speculative-reads.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,23 +18,24 @@ declare module 'fastify' {
   }
 }
 
-/** A step run on every /v1 request after authentication and before the 401 check: rate limiting. Synchronous when it can be. */
-export type ApiStep = (request: FastifyRequest, reply: FastifyReply, auth: AuthResult) => void | Promise<void>
-
 export function isApiPath(url: string): boolean {
   return url.startsWith('/v1/') || url === '/v1' || url.startsWith('/v1?')
 }
 
 /** Undefined when the request was admitted synchronously (the common case: a cached key, in-process counters). */
-export type ApiGuard = (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>
+export type ApiGuard = (request: FastifyRequest, reply: FastifyReply) => Maybe<void>
 
-/** Runs `steps` from `from` on, in order, waiting only for those that return a promise. */
-function runSteps(steps: ApiStep[], from: number, request: FastifyRequest, reply: FastifyReply, auth: AuthResult): void | Promise<void> {
-  for (let i = from; i < steps.length; i++) {
-    const pending = steps[i]!(request, reply, auth)
-    if (pending !== undefined) return pending.then(() => runSteps(steps, i + 1, request, reply, auth))
-  }
-  return undefined
+export interface ApiGuardOptions {
+  authenticator: Authenticator
+  limiter: RateLimiter
+  /** When given, reads by keys in good standing start before their verdict arrives. */
+  speculation: SpeculativeReads | undefined
+}
+
+/** The rate-limit headers go on the response, whatever its status; a refusal is thrown. */
+export function applyVerdict(reply: FastifyReply, verdict: Verdict): void {
+  reply.headers(verdict.headers)
+  if (verdict.refusal !== undefined) throw verdict.refusal
 }
 
 /** A route that needs a key refuses a request without a valid one. */
@@ -40,30 +44,39 @@ function requireKey(request: FastifyRequest, auth: AuthResult): void {
 }
 
 /**
- * Every /v1 request: resolve the key, start the route's arrival work, run the steps (rate
- * limits, which must see unauthenticated requests too), then refuse a route that needs a key
- * without one. All of it runs before the body is read.
+ * Every /v1 request, in this order and before its body is read: resolve the key; consume one
+ * request from the rate limit of the key or, without a valid key, of the client address (the
+ * headers go on every /v1 response); refuse a route that needs a key without one.
  */
-export function createApiGuard(authenticator: Authenticator, steps: ApiStep[]): ApiGuard {
-  const admit = (request: FastifyRequest, reply: FastifyReply, auth: AuthResult): void | Promise<void> => {
+export function createApiGuard({ authenticator, limiter, speculation }: ApiGuardOptions): ApiGuard {
+  const admit = (request: FastifyRequest, reply: FastifyReply, auth: AuthResult): Maybe<void> => {
     request.auth = auth
-    routeConfigOf(request).onArrival?.(request)
-    const pending = runSteps(steps, 0, request, reply, auth)
-    if (pending !== undefined) return pending.then(() => requireKey(request, auth))
-    requireKey(request, auth)
-    return undefined
+    // Asked before the consume: a verdict that arrives at once must not count against its own request.
+    const early = speculation !== undefined && auth.ok && speculation.mayStart(request, limiter.recentlyRefused(auth.key.id))
+    const verdict = limiter.check(auth.ok ? auth.key : undefined, request.ip)
+    if (early) {
+      speculation.holdUntil(request, verdict)
+      return undefined
+    }
+    return andThen(verdict, (settled) => {
+      applyVerdict(reply, settled)
+      requireKey(request, auth)
+    })
   }
-  // The key store is down: still limit (and label) the request by its address, then answer the 503.
-  const unchecked = async (request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<never> => {
-    await runSteps(steps, 0, request, reply, { ok: false, error: new ApiError('unauthorized', 'the API key could not be checked') })
-    throw error
-  }
+  // The key store is down: still limit the request by its address, then answer the 503.
+  const unchecked = (request: FastifyRequest, reply: FastifyReply, error: unknown): Maybe<void> =>
+    andThen(limiter.check(undefined, request.ip), (verdict) => {
+      applyVerdict(reply, verdict)
+      throw error
+    })
 
   return (request, reply) => {
     if (!isApiPath(request.url)) return undefined
-    const auth = authenticator.authenticate(request.headers.authorization)
-    if (auth instanceof Promise) return auth.then((settled) => admit(request, reply, settled), (error: unknown) => unchecked(request, reply, error))
-    return admit(request, reply, auth)
+    return andThen(
+      authenticator.authenticate(request.headers.authorization),
+      (auth) => admit(request, reply, auth),
+      (error) => unchecked(request, reply, error)
+    )
   }
 }
 

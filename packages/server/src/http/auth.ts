@@ -1,7 +1,8 @@
+import type { Clock } from '../base/clock.ts'
+import { andThen, type Maybe } from '../base/maybe.ts'
 import { ApiError } from '../domain/api-error.ts'
 import type { KeyCache } from '../domain/key-cache.ts'
 import { looksLikeKey } from '../domain/keys.ts'
-import type { Clock } from '../clock.ts'
 import type { ApiKeyRecord } from '../storage/types.ts'
 
 export type AuthResult =
@@ -28,7 +29,7 @@ export class Authenticator {
   }
 
   /** Synchronous when the key is cached (or the header is refused outright); a promise when the store is asked. */
-  authenticate(header: string | undefined): AuthResult | Promise<AuthResult> {
+  authenticate(header: string | undefined): Maybe<AuthResult> {
     if (header === undefined || header === '') return refuse('missing Authorization: Bearer <API key>', false)
     const match = BEARER.exec(header)
     // Another scheme (Basic, ...) offers no bearer token: RFC 6750 sends the bare challenge then.
@@ -36,8 +37,7 @@ export class Authenticator {
     const secret = match[1]!
     // Only our own key shape is looked up: junk never costs a hash or a query.
     if (!looksLikeKey(secret)) return refuse('the API key is not valid', true)
-    const key = this.#keys.find(secret)
-    return key instanceof Promise ? key.then((found) => this.#check(found)) : this.#check(key)
+    return andThen(this.#keys.find(secret), (found) => this.#check(found))
   }
 
   #check(key: ApiKeyRecord | undefined): AuthResult {

@@ -1,6 +1,9 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
-import { systemClock, type Clock } from '../clock.ts'
+import type { Clock } from '../base/clock.ts'
+import type { WindowName } from '../domain/rate-limit-policy.ts'
+import type { FallbackEvents } from '../limits/fallback.ts'
+import type { RateLimitObserver } from '../limits/rate-limiter.ts'
 import { LatencyHistogram } from './latency-histogram.ts'
 import { routeConfigOf } from './request-context.ts'
 
@@ -22,7 +25,7 @@ class PendingCounts {
 }
 
 /** The service's Prometheus metrics, in a registry of its own so several apps can live in one process (tests). */
-export class Metrics {
+export class Metrics implements RateLimitObserver {
   readonly registry = new Registry()
   /** By `<method> <route> <status>`: none of them holds a space. */
   readonly #requestCounts = new PendingCounts()
@@ -52,10 +55,9 @@ export class Metrics {
   /** Bans this instance started, until they end: key id to ban end (Unix ms). */
   readonly #bans = new Map<string, number>()
 
-  constructor(options: { processMetrics?: boolean, clock?: Clock } = {}) {
-    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry })
+  constructor(clock: Clock) {
+    collectDefaultMetrics({ register: this.registry })
     const bans = this.#bans
-    const clock = options.clock ?? systemClock
     new Gauge({
       name: 'rate_limit_ban_ends_seconds',
       help: 'Unix time at which each current ban started by this instance ends, by key id',
@@ -82,8 +84,12 @@ export class Metrics {
   }
 
   /** A request the rate limiter let through (the hot path's one decision, counted cheaply). */
-  rateLimitAllowed(plan: string): void {
+  allowed(plan: string): void {
     this.#allowedCounts.add(plan)
+  }
+
+  refused(plan: string, outcome: 'rate_limited' | 'banned', window: WindowName | 'none'): void {
+    this.rateLimitDecisions.inc({ plan, outcome, window })
   }
 
   /** The Prometheus text of every metric. */
@@ -96,15 +102,23 @@ export class Metrics {
     this.#bans.set(keyId, until)
   }
 
+  /** Counts the shared counter store's outages; `log` says what happened. */
+  counterStoreEvents(log: FallbackEvents): FallbackEvents {
+    return {
+      degraded: (error) => {
+        this.limitStoreFallbacks.inc()
+        this.limitStoreDegraded.set(1)
+        log.degraded(error)
+      },
+      recovered: () => {
+        this.limitStoreDegraded.set(0)
+        log.recovered()
+      }
+    }
+  }
+
   /** The key was admitted: any ban this instance recorded for it is over (it may have been lifted by `keys unban`). */
   keyAdmitted(keyId: string): void {
     if (this.#bans.size > 0) this.#bans.delete(keyId)
   }
-}
-
-export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {
-  app.get('/metrics', async (_request, reply) => {
-    reply.type(metrics.registry.contentType)
-    return metrics.render()
-  })
 }

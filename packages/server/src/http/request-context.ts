@@ -6,12 +6,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Headers every response of the route carries, whatever its status. */
     responseHeaders?: Record<string, string>
-    /**
-     * Started as soon as a request for the route arrives and its key is resolved
-     * (`request.auth`), before the rate limiter: work the handler will need if the request is
-     * admitted, so its round trip overlaps the limiter's.
-     */
-    onArrival?: (request: FastifyRequest) => void
   }
   interface FastifyRequest {
     /** Set by routeConfigOf; undefined until then. */

@@ -77,6 +77,11 @@ function queryValidator(schema: TSchema) {
   }
 }
 
+/** A contract schema's compiled JSON serializer: int64 written exactly, the shape enforced. */
+export function compileSerializer(schema: unknown): (value: unknown) => string {
+  return fastJson(toJsonSchema(schema, { int64Bounds: false }) as Parameters<typeof fastJson>[0])
+}
+
 /**
  * The contract's TypeBox schemas validate requests (compiled once per route) and drive the
  * compiled response serializers; Ajv and its coercions are not used.
@@ -87,6 +92,6 @@ export function registerSchemaCompilers(app: FastifyInstance): void {
     if (httpPart === 'querystring') return queryValidator(schema as TSchema)
     throw new Error(`no validator for ${httpPart ?? 'unknown part'}: parse it in the handler`)
   })
-  app.setSerializerCompiler(({ schema }) => fastJson(toJsonSchema(schema, { int64Bounds: false }) as Parameters<typeof fastJson>[0]))
+  app.setSerializerCompiler(({ schema }) => compileSerializer(schema))
 }
 

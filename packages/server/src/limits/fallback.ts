@@ -1,33 +1,32 @@
-import type { MemoryCounterStore } from './memory.ts'
-import type { ConsumeRequest, ConsumeResult, CounterStore, SubjectUsage } from './types.ts'
-import type { RedisCounterStore } from './redis.ts'
+import { MemoryCounterStore } from './memory.ts'
+import type { ConsumeRequest, ConsumeResult, CounterStore, RemoteCounterStore, SubjectUsage } from './types.ts'
 
 export interface FallbackEvents {
-  /** Redis stopped answering: limits are now per instance. Called once per outage. */
+  /** The shared store stopped answering: limits are now per instance. Called once per outage. */
   degraded(error: unknown): void
-  /** Redis answers again. */
+  /** The shared store answers again. */
   recovered(): void
 }
 
 /**
- * Redis while it answers; this instance's memory while it does not, so the service keeps
- * answering (with per-instance limits) through a Redis outage and returns to Redis by itself.
+ * The shared store while it answers; this instance's memory while it does not, so the service
+ * keeps answering (with per-instance limits) through an outage and returns to the shared store
+ * by itself.
  */
 export class FallbackCounterStore implements CounterStore {
-  readonly name = 'redis'
-  readonly #primary: RedisCounterStore
-  readonly #fallback: MemoryCounterStore
+  readonly #primary: RemoteCounterStore
+  readonly #fallback = new MemoryCounterStore()
   readonly #events: FallbackEvents
   #degraded = false
 
-  constructor(primary: RedisCounterStore, fallback: MemoryCounterStore, events: FallbackEvents) {
+  constructor(primary: RemoteCounterStore, events: FallbackEvents) {
     this.#primary = primary
-    this.#fallback = fallback
     this.#events = events
   }
 
+  /** Running on per-instance counters now. */
   get degraded(): boolean {
-    return this.#degraded
+    return this.#degraded || !this.#primary.ready
   }
 
   async #run<T>(primary: () => Promise<T>, fallback: () => Promise<T>): Promise<T> {
@@ -43,7 +42,7 @@ export class FallbackCounterStore implements CounterStore {
         this.#degrade(error)
       }
     } else {
-      this.#degrade(new Error(`redis is ${this.#primary.redis.status}`))
+      this.#degrade(new Error(`the shared counter store is ${this.#primary.status}`))
     }
     return fallback()
   }
@@ -55,16 +54,22 @@ export class FallbackCounterStore implements CounterStore {
   }
 
   consume(request: ConsumeRequest): Promise<ConsumeResult> {
-    return this.#run(() => this.#primary.consume(request), async () => this.#fallback.consume(request))
+    return this.#run(
+      async () => this.#primary.consume(request),
+      async () => this.#fallback.consume(request)
+    )
   }
 
   usage(subject: string, now: number): Promise<SubjectUsage> {
-    return this.#run(() => this.#primary.usage(subject, now), () => this.#fallback.usage(subject, now))
+    return this.#run(
+      () => this.#primary.usage(subject, now),
+      () => this.#fallback.usage(subject, now)
+    )
   }
 
-  async unban(subject: string): Promise<void> {
+  async unban(subject: string, now: number): Promise<void> {
     await this.#fallback.unban(subject)
-    await this.#primary.unban(subject)
+    await this.#primary.unban(subject, now)
   }
 
   async close(): Promise<void> {

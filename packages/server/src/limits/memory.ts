@@ -1,17 +1,6 @@
 import { DAY_MS, MINUTE_MS, windowStart } from '../domain/rate-limit-policy.ts'
+import type { CounterRow } from '../storage/types.ts'
 import type { ConsumeRequest, ConsumeResult, CounterStore, SubjectUsage } from './types.ts'
-
-/** One subject's counters, as kept in memory and persisted. */
-export interface CounterRow {
-  subject: string
-  minuteStart: number
-  minuteUsed: number
-  /** Refusals counted in the window that starts at `minuteStart`. */
-  refusals: number
-  dayStart: number
-  dayUsed: number
-  bannedUntil: number | null
-}
 
 /** What a stored row means at `now`: counts of windows that have ended are zero, an ended ban is none. */
 export function usageAt(row: CounterRow | undefined, now: number): SubjectUsage {
@@ -28,11 +17,14 @@ export function usageAt(row: CounterRow | undefined, now: number): SubjectUsage 
  * is atomic by construction. Changed rows are remembered for a persistence layer to flush.
  */
 export class MemoryCounterStore implements CounterStore {
-  readonly name: string = 'memory'
   readonly #rows = new Map<string, CounterRow>()
   readonly #dirty = new Set<string>()
   /** Told synchronously when a ban starts or is lifted, so it can be made durable at once. */
-  onBanChange: ((row: CounterRow) => void) | undefined
+  readonly #onBanChange: ((row: CounterRow) => void) | undefined
+
+  constructor(options: { onBanChange?: (row: CounterRow) => void } = {}) {
+    this.#onBanChange = options.onBanChange
+  }
 
   #row(subject: string, now: number): CounterRow {
     const minuteStart = windowStart(now, MINUTE_MS)
@@ -69,7 +61,7 @@ export class MemoryCounterStore implements CounterStore {
     if (banThreshold !== null && row.refusals >= banThreshold) {
       row.bannedUntil = now + banMs
       row.refusals = 0
-      this.onBanChange?.(row)
+      this.#onBanChange?.(row)
       return { outcome: 'banned', minuteUsed: row.minuteUsed, dayUsed: row.dayUsed, bannedUntil: row.bannedUntil, banStarted: true }
     }
     row.refusals++
@@ -86,7 +78,7 @@ export class MemoryCounterStore implements CounterStore {
     row.bannedUntil = null
     row.refusals = 0
     this.#dirty.add(subject)
-    this.onBanChange?.(row)
+    this.#onBanChange?.(row)
   }
 
   async close(): Promise<void> {}

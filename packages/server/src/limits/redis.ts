@@ -1,8 +1,8 @@
 import { once } from 'node:events'
 import { Redis } from 'ioredis'
 import { DAY_MS, MINUTE_MS, windowStart } from '../domain/rate-limit-policy.ts'
-import { PerTurnBatch } from '../per-turn.ts'
-import type { ConsumeRequest, ConsumeResult, CounterStore, SubjectUsage } from './types.ts'
+import { PerTurnBatch } from '../base/per-turn.ts'
+import type { ConsumeRequest, ConsumeResult, RemoteCounterStore, SubjectUsage } from './types.ts'
 
 // One atomic script per batch: the consumes of every request that arrived in one event-loop
 // turn, each exactly as if alone and in arrival order for its subject: ban check, check of both
@@ -86,8 +86,7 @@ export interface RedisOptions {
 }
 
 /** Counters and bans in Redis: exact and atomic across any number of instances. */
-export class RedisCounterStore implements CounterStore {
-  readonly name = 'redis'
+export class RedisCounterStore implements RemoteCounterStore {
   readonly redis: ScriptedRedis
   readonly #prefix: string
 
@@ -110,6 +109,10 @@ export class RedisCounterStore implements CounterStore {
 
   get ready(): boolean {
     return this.redis.status === 'ready'
+  }
+
+  get status(): string {
+    return this.redis.status
   }
 
   /** Resolves true once connected, false if not within `timeoutMs` (it keeps trying afterwards). */
@@ -192,8 +195,8 @@ export class RedisCounterStore implements CounterStore {
     return { minuteUsed: Number(m ?? 0), dayUsed: Number(d ?? 0), bannedUntil: bannedUntil !== null && bannedUntil > now ? bannedUntil : null }
   }
 
-  async unban(subject: string): Promise<void> {
-    const [, , refusals, ban] = this.#keys(subject, Date.now())
+  async unban(subject: string, now: number): Promise<void> {
+    const [, , refusals, ban] = this.#keys(subject, now)
     await this.redis.del(ban, refusals)
   }
 

@@ -1,4 +1,6 @@
 import type { Limits } from '@animal-store/contract'
+import type { Maybe } from '../base/maybe.ts'
+import type { KeyUsage } from '../domain/keys.ts'
 
 export interface ConsumeRequest {
   /** `key:<id>` or `ip:<address>`. */
@@ -21,18 +23,24 @@ export interface ConsumeResult {
   banStarted: boolean
 }
 
-export interface SubjectUsage {
-  minuteUsed: number
-  dayUsed: number
-  bannedUntil: number | null
+/** A subject's usage of the windows containing some moment, and its ban. */
+export type SubjectUsage = KeyUsage
+
+/** What any process may ask of the counters: `keys list` and `keys unban` too. */
+export interface CounterReader {
+  /** The subject's usage in the windows containing `now`, and its ban. */
+  usage(subject: string, now: number): Promise<SubjectUsage>
+  /** Lifts the subject's ban and forgets its refusals, on every instance. */
+  unban(subject: string, now: number): Promise<void>
+  /** Makes counters durable (where the store persists them) and releases connections. */
+  close(): Promise<void>
 }
 
 /**
  * Where rate-limit counters and bans live. Each `consume` is one atomic step: no other
  * request for the subject can interleave between its check and its take.
  */
-export interface CounterStore {
-  readonly name: string
+export interface CounterStore extends CounterReader {
   /**
    * Atomically: a banned subject is `banned` and takes nothing. Otherwise, when both windows
    * have room, takes one from both and is `allowed`. Otherwise counts a refusal in the minute
@@ -40,13 +48,15 @@ export interface CounterStore {
    * which case it starts a ban of `banMs` and is `banned` with `banStarted`. An in-process
    * store answers synchronously, sparing the hot path a promise.
    */
-  consume(request: ConsumeRequest): ConsumeResult | Promise<ConsumeResult>
-  /** The subject's usage in the windows containing `now`, and its ban. */
-  usage(subject: string, now: number): Promise<SubjectUsage>
-  /** Lifts the subject's ban and forgets its refusals. */
-  unban(subject: string): Promise<void>
-  /** Makes counters durable (where the store persists them) and releases connections. */
-  close(): Promise<void>
+  consume(request: ConsumeRequest): Maybe<ConsumeResult>
+}
+
+/** A counter store across the network, which can be unreachable for a while. */
+export interface RemoteCounterStore extends CounterStore {
+  /** Connected and answering commands now. */
+  readonly ready: boolean
+  /** The connection's state, for logs and `/readyz` (`ready`, `reconnecting`, ...). */
+  readonly status: string
 }
 
 export const keySubject = (keyId: string) => `key:${keyId}`

@@ -1,4 +1,5 @@
 import type { Int64, Pet, PetStatus, PlanName } from '@animal-store/contract'
+import type { Maybe } from '../base/maybe.ts'
 
 export interface NewPetRecord {
   name: string
@@ -81,15 +82,20 @@ export interface PetStore {
    * Returns at most `limit` pets in ascending id order, after `afterId` and in `status` when
    * given; one indexed range scan. A store that reads in-process may answer without a promise.
    */
-  page(query: PetPageQuery): Pet[] | Promise<Pet[]>
+  page(query: PetPageQuery): Maybe<Pet[]>
   /** Returns the pet with this id, or undefined; a store that reads in-process may answer without a promise. */
-  get(id: Int64): Pet | undefined | Promise<Pet | undefined>
-  /**
-   * Only on a store this process alone writes (the embedded SQLite file): a number that
-   * changes whenever the pets may have changed, so what was read from them can be reused
-   * until it does. Shared stores (PostgreSQL) leave it out: another instance may write.
-   */
-  revision?(): number
+  get(id: Int64): Maybe<Pet | undefined>
+}
+
+/** What the pets were read at: a token that changes whenever they may have changed. */
+export type PetsVersionToken = number | string
+
+/**
+ * Tells whether the pets changed since a read, so what was read can be reused until they do.
+ * `current()` is undefined when it cannot tell (nothing is reused then).
+ */
+export interface PetsVersion {
+  current(): Maybe<PetsVersionToken | undefined>
 }
 
 export interface ApiKeyRecord {
@@ -121,7 +127,6 @@ export interface KeyStore {
 }
 
 export interface Storage {
-  readonly kind: 'sqlite' | 'postgres'
   readonly pets: PetStore
   readonly keys: KeyStore
   readonly idempotency: IdempotencyStore
@@ -136,4 +141,30 @@ export interface Storage {
 /** Thrown by a store when its database cannot be reached; the HTTP layer answers 503. */
 export class StorageUnavailableError extends Error {
   override name = 'StorageUnavailableError'
+}
+
+/** One subject's rate-limit counters, as the embedded store keeps them in memory and on disk. */
+export interface CounterRow {
+  subject: string
+  minuteStart: number
+  minuteUsed: number
+  /** Refusals counted in the window that starts at `minuteStart`. */
+  refusals: number
+  dayStart: number
+  dayUsed: number
+  bannedUntil: number | null
+}
+
+/** Where the embedded store keeps its counters, so a restart keeps the day's usage and every ban. */
+export interface CounterFile {
+  /** Rows still meaningful at `now`: usage of the day that starts at `dayStart`, and unexpired bans. */
+  load(dayStart: number, now: number): CounterRow[]
+  /** The row of `subject`, if any. */
+  find(subject: string): CounterRow | undefined
+  /** Upserts `rows` in one transaction; with `fsync`, returns once they survive a power loss. */
+  save(rows: CounterRow[], options: { fsync: boolean }): void
+  /** From any process: lifts the ban in the file and leaves a request for the serving process. */
+  requestUnban(subject: string, at: number): void
+  /** Unban requests left since the last call, removed as they are taken. */
+  takeUnbanRequests(): string[]
 }

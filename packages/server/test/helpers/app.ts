@@ -1,13 +1,14 @@
 import type { TestContext } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { buildApp, type AppDeps } from '../../src/app.ts'
-import { ManualClock } from '../../src/clock.ts'
+import { buildApp } from '../../src/app.ts'
+import { ManualClock } from '../../src/base/clock.ts'
+import { compose, type ComposeOptions, type Services } from '../../src/compose.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
-import { KeyService, type CreateKeyInput } from '../../src/domain/keys.ts'
+import type { CreateKeyInput } from '../../src/domain/keys.ts'
 import type { Storage } from '../../src/storage/types.ts'
 import { BACKENDS, type Backend } from './backends.ts'
 import { recordIssuedKey, testLogger } from './logs.ts'
-import { freePort } from './temp.ts'
+import { defer, freePort } from './temp.ts'
 
 export interface TestApp {
   app: FastifyInstance
@@ -18,6 +19,7 @@ export interface TestApp {
   config: Config
   /** The environment that points at this app's store. */
   backendEnv: Record<string, string>
+  services: Services
   storage: Storage
   clock: ManualClock
   /** Creates an API key (free plan unless told) and returns its secret. */
@@ -25,6 +27,8 @@ export interface TestApp {
   keyWithId(input?: Partial<CreateKeyInput>): Promise<{ key: string, id: string }>
   /** fetch against the origin with the key as bearer (unless headers say otherwise). */
   fetch(path: string, init?: RequestInit & { key?: string | null }): Promise<Response>
+  /** Stops serving and closes the services, as SIGTERM does (also done when the test ends). */
+  close(): Promise<void>
 }
 
 export interface TestAppOptions {
@@ -32,33 +36,31 @@ export interface TestAppOptions {
   env?: Record<string, string>
   /** A fixed start time; the default is a fixed moment well before the sunset. */
   now?: Date
-  deps?: Partial<AppDeps>
-  /** A second instance: same database (and environment) as this app, its own process state. */
+  /** Parts to hand the composition root instead of those the config names. */
+  compose?: Omit<ComposeOptions, 'clock' | 'logger'>
+  /** A second instance: same store (and environment) as this app, its own process state. */
   shareStorageWith?: TestApp
 }
 
 /**
- * Builds the app exactly as `serve` does (buildApp + loadConfig from an environment), on a
- * fresh store of the chosen backend, listening on a free port; closes it all after the test.
+ * Builds the service exactly as `serve` does (loadConfig, compose, buildApp), on a fresh store
+ * of the chosen backend, listening on a free port; closes it all after the test.
  */
 export async function startApp(t: TestContext, options: TestAppOptions = {}): Promise<TestApp> {
   const backend = options.backend ?? BACKENDS[0]!
-  let backendEnv: Record<string, string>
-  let storage: Storage
-  if (options.shareStorageWith !== undefined) {
-    ({ backendEnv, storage } = options.shareStorageWith)
-  } else {
-    ({ env: backendEnv, storage } = await backend.create(t))
-  }
+  const backendEnv = options.shareStorageWith?.backendEnv ?? (await backend.environment(t))
   const clock = new ManualClock(options.now ?? new Date('2026-06-15T12:00:10Z'))
   const config = loadConfig({ PORT: String(await freePort()), LOG_LEVEL: 'silent', ...backendEnv, ...options.env })
-  const app = await buildApp(config, { storage, clock, logger: testLogger(), ...options.deps })
+  const services = await compose(config, { ...options.compose, clock, logger: testLogger() })
+  defer(t, () => services.close())
+  const app = await buildApp(services)
+  let closed: Promise<void> | undefined
+  const close = () => (closed ??= app.close().then(() => services.close()))
+  defer(t, close)
   await app.listen({ port: config.port, host: config.host })
-  t.after(() => app.close())
   const origin = `http://127.0.0.1:${config.port}`
-  const keys = new KeyService(storage.keys, clock)
   const keyWithId = async (input: Partial<CreateKeyInput> = {}) => {
-    const created = await keys.create({ plan: 'free', ...input })
+    const created = await services.keys.create({ plan: 'free', ...input })
     recordIssuedKey(created.key)
     return { key: created.key, id: created.view.id }
   }
@@ -70,7 +72,8 @@ export async function startApp(t: TestContext, options: TestAppOptions = {}): Pr
     base: config.publicBaseUrl,
     config,
     backendEnv,
-    storage,
+    services,
+    storage: services.storage,
     clock,
     keyWithId,
     key: async (input) => (await keyWithId(input)).key,
@@ -79,10 +82,11 @@ export async function startApp(t: TestContext, options: TestAppOptions = {}): Pr
       const headers = new Headers(rest.headers)
       if (key !== null && !headers.has('authorization')) {
         if (key === undefined) defaultKey ??= keyWithId({ plan: 'enterprise', perMinute: 1_000_000, perDay: 1_000_000 }).then((k) => k.key)
-        headers.set('authorization', `Bearer ${key ?? await defaultKey}`)
+        headers.set('authorization', `Bearer ${key ?? (await defaultKey)}`)
       }
       return fetch(origin + path, { ...rest, headers })
-    }
+    },
+    close
   }
 }
 

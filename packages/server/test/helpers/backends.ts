@@ -1,52 +1,54 @@
 import { join } from 'node:path'
 import type { TestContext } from 'node:test'
-import { openStorage } from '../../src/storage/index.ts'
-import type { Storage } from '../../src/storage/types.ts'
+import { compose } from '../../src/compose.ts'
 import { loadConfig } from '../../src/config.ts'
+import type { Storage } from '../../src/storage/types.ts'
 import { createSchema, postgresUnavailable } from './postgres.ts'
 import { redisPrefix, redisUnavailable, TEST_REDIS_URL } from './redis.ts'
-import { tempDir } from './temp.ts'
+import { defer, tempDir } from './temp.ts'
 
 export interface Backend {
   name: string
   /** Why this backend cannot run here, or undefined when it can. */
   unavailable(): Promise<string | undefined>
-  /** A fresh, migrated, isolated store and the environment that points at it; removed after the test. */
-  create(t: TestContext): Promise<{ storage: Storage, env: Record<string, string> }>
+  /** The environment of a fresh, empty, isolated store; what it made is removed after the test. */
+  environment(t: TestContext): Promise<Record<string, string>>
 }
 
 export const sqliteBackend: Backend = {
   name: 'sqlite',
   unavailable: async () => undefined,
-  async create(t) {
-    const env = { DATABASE_URL: `sqlite:${join(tempDir(t), 'store.db')}` }
-    const storage = await openStorage(loadConfig(env).database)
-    await storage.migrate()
-    t.after(() => storage.close())
-    return { storage, env }
-  }
+  environment: async (t) => ({ DATABASE_URL: `sqlite:${join(tempDir(t), 'store.db')}` })
 }
 
 /** The scale-out configuration: PostgreSQL (a schema of the test's own) and Redis (a key prefix of its own). */
 export const postgresBackend: Backend = {
   name: 'postgres+redis',
   unavailable: async () => (await postgresUnavailable()) ?? (await redisUnavailable()),
-  async create(t) {
+  async environment(t) {
     const schema = await createSchema()
-    const env = { DATABASE_URL: schema.url, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix(t) }
-    const storage = await openStorage(loadConfig(env).database)
-    // One hook, in this order: the pool must let go before its schema goes.
-    t.after(async () => {
-      await storage.close()
-      await schema.drop()
-    })
-    await storage.migrate()
-    return { storage, env }
+    defer(t, () => schema.drop())
+    return { DATABASE_URL: schema.url, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix(t) }
   }
 }
 
 /** Every backend the behaviour suites run over. */
 export const BACKENDS: Backend[] = [sqliteBackend, postgresBackend]
+
+/** The storage `env` points at, opened as the service opens it (not migrated); closed after the test. */
+export async function openStorage(t: TestContext, env: Record<string, string>): Promise<Storage> {
+  const { storage, close } = await compose(loadConfig(env), { role: 'admin', migrate: false })
+  defer(t, close)
+  return storage
+}
+
+/** A fresh, migrated store of `backend`; closed and removed after the test. */
+export async function openStore(t: TestContext, backend: Backend): Promise<{ storage: Storage, env: Record<string, string> }> {
+  const env = await backend.environment(t)
+  const storage = await openStorage(t, env)
+  await storage.migrate()
+  return { storage, env }
+}
 
 /**
  * Whether a backend can run here: false when it can; otherwise it is skipped with a loud line

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import pino, { type Logger } from 'pino'
-import { createLogger } from '../../src/logger.ts'
+import { createLogger } from '../../src/base/logger.ts'
 
 /**
  * Every test process writes its service logs here, at the most verbose level, and records

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { TestContext } from 'node:test'
 import { Redis } from 'ioredis'
+import { defer } from './temp.ts'
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
@@ -22,7 +23,7 @@ export async function redisUnavailable(): Promise<string | undefined> {
 /** A key prefix of this test's own; every key under it is deleted after the test. */
 export function redisPrefix(t: TestContext): string {
   const prefix = `animal-store-test:${randomUUID()}:`
-  t.after(async () => {
+  defer(t, async () => {
     const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 })
     redis.on('error', () => {})
     try {

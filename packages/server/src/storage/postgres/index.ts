@@ -1,5 +1,6 @@
 import pg from 'pg'
 import type { PostgresPoolConfig } from '../../config.ts'
+import { runMigrations, type Migration, type MigrationTarget } from '../migrations.ts'
 import type { IdempotencyStore, KeyStore, PetStore, Storage } from '../types.ts'
 import { translateError } from './errors.ts'
 import { PostgresIdempotency } from './idempotency.ts'
@@ -12,13 +13,39 @@ import { clientConfig, PostgresPool } from './pool.ts'
 const MIGRATION_LOCK_SPACE = 0x616e6d67
 const MIGRATION_LOCK = `${MIGRATION_LOCK_SPACE}, hashtext(current_schema())`
 
+/** Migrations on one connection that holds the migration advisory lock throughout. */
+class PostgresMigrations implements MigrationTarget {
+  readonly #client: pg.Client
+
+  constructor(client: pg.Client) {
+    this.#client = client
+  }
+
+  async applied(): Promise<ReadonlySet<number>> {
+    const { rows } = await this.#client.query<{ version: number }>('SELECT version FROM schema_migrations')
+    return new Set(rows.map((row) => row.version))
+  }
+
+  async apply(migration: Migration): Promise<boolean> {
+    await this.#client.query('BEGIN')
+    try {
+      await this.#client.query(migration.sql)
+      await this.#client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name])
+      await this.#client.query('COMMIT')
+      return true
+    } catch (error) {
+      await this.#client.query('ROLLBACK').catch(() => {})
+      throw error
+    }
+  }
+}
+
 /**
  * Scale-out storage: any number of serving processes share one PostgreSQL database (the
  * schema `search_path` names, `public` by default). Connection failures are answered 503 and
  * heal by themselves once the database is back.
  */
 export class PostgresStorage implements Storage {
-  readonly kind = 'postgres'
   readonly pets: PetStore
   readonly keys: KeyStore
   readonly idempotency: IdempotencyStore
@@ -45,23 +72,10 @@ export class PostgresStorage implements Storage {
       await client.connect()
       // Several instances starting at once: the first applies, the others wait, then find nothing to do.
       await client.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`)
-      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())')
-      const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((row) => row.version))
-      let applied = 0
-      for (const migration of POSTGRES_MIGRATIONS) {
-        if (done.has(migration.version)) continue
-        await client.query('BEGIN')
-        try {
-          await client.query(migration.sql)
-          await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name])
-          await client.query('COMMIT')
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => {})
-          throw error
-        }
-        applied++
-      }
-      return applied
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())'
+      )
+      return await runMigrations(new PostgresMigrations(client), POSTGRES_MIGRATIONS)
     } catch (error) {
       throw translateError(error)
     } finally {

@@ -1,4 +1,4 @@
-import type { Migration } from '../sqlite/migrations.ts'
+import type { Migration } from '../migrations.ts'
 
 /**
  * Numbered, append-only: never edit one that has shipped, add the next. Each runs in its own

@@ -1,7 +1,7 @@
 import { toInt64, type Int64, type Pet, type PetStatus } from '@animal-store/contract'
 import { IdempotencyClaimLostError, type IdempotencyCompletion, type NewPetRecord, type PendingCreate, type PetPageQuery, type PetStore } from '../types.ts'
 import type { PoolClient, QueryResultRow } from 'pg'
-import { PerTurnLookup } from '../../per-turn.ts'
+import { PerTurnLookup } from '../../base/per-turn.ts'
 import type { PostgresPool } from './pool.ts'
 
 const PET_COLUMNS = 'id, name, category_id, status'

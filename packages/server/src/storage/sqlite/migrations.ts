@@ -1,8 +1,4 @@
-export interface Migration {
-  version: number
-  name: string
-  sql: string
-}
+import type { Migration } from '../migrations.ts'
 
 /** Numbered, append-only: never edit one that has shipped, add the next. */
 export const SQLITE_MIGRATIONS: Migration[] = [

@@ -1,0 +1,101 @@
+import type { Clock } from '../base/clock.ts'
+import { DAY_MS, windowStart } from '../domain/rate-limit-policy.ts'
+import type { CounterFile } from '../storage/types.ts'
+import { MemoryCounterStore, usageAt } from './memory.ts'
+import type { ConsumeRequest, ConsumeResult, CounterReader, CounterStore, SubjectUsage } from './types.ts'
+
+/** How often counters reach the file: a crash loses at most this much usage (bans are written at once). */
+export const FLUSH_INTERVAL_MS = 1000
+
+/**
+ * The embedded default's counters: in this process's memory (one atomic step per request, no
+ * promise), written to the file every second and at close, a ban the moment it starts. A
+ * restart keeps the day's usage and every ban. Unban requests that `keys unban` leaves in the
+ * file from another process are applied within a second.
+ */
+export class PersistedCounterStore implements CounterStore {
+  readonly #memory: MemoryCounterStore
+  readonly #openFile: () => CounterFile
+  #file: CounterFile | undefined
+  readonly #clock: Clock
+  readonly #onError: (error: unknown) => void
+  #timer: NodeJS.Timeout | undefined
+
+  /** The file is opened on first use, once the serving process has applied its migrations. */
+  constructor(openFile: () => CounterFile, clock: Clock, onError: (error: unknown) => void) {
+    this.#openFile = openFile
+    this.#clock = clock
+    this.#onError = onError
+    this.#memory = new MemoryCounterStore({ onBanChange: (row) => this.#guard(() => this.#file?.save([row], { fsync: true })) })
+  }
+
+  /** The counters, restored from the file and flushed to it every second from the first use on. */
+  #counters(): MemoryCounterStore {
+    if (this.#file === undefined) {
+      this.#file = this.#openFile()
+      const now = this.#clock.now()
+      this.#memory.restore(this.#file.load(windowStart(now, DAY_MS), now))
+      this.#timer = setInterval(() => this.#tick(), FLUSH_INTERVAL_MS)
+      this.#timer.unref()
+    }
+    return this.#memory
+  }
+
+  consume(request: ConsumeRequest): ConsumeResult {
+    return this.#counters().consume(request)
+  }
+
+  usage(subject: string, now: number): Promise<SubjectUsage> {
+    return this.#counters().usage(subject, now)
+  }
+
+  unban(subject: string): Promise<void> {
+    return this.#counters().unban(subject)
+  }
+
+  async close(): Promise<void> {
+    if (this.#timer === undefined) return
+    clearInterval(this.#timer)
+    this.#tick()
+  }
+
+  #tick(): void {
+    const file = this.#file
+    if (file === undefined) return
+    this.#guard(() => {
+      for (const subject of file.takeUnbanRequests()) void this.#memory.unban(subject)
+      file.save(this.#memory.takeDirty(), { fsync: false })
+      this.#memory.prune(this.#clock.now())
+    })
+  }
+
+  #guard(work: () => void): void {
+    try {
+      work()
+    } catch (error) {
+      this.#onError(error)
+    }
+  }
+}
+
+/**
+ * The counters as another process sees them in the file (`keys list`, `keys unban` while a
+ * server runs): usage as of the server's last flush, and unbans left for it to apply.
+ */
+export class CounterFileReader implements CounterReader {
+  readonly #file: CounterFile
+
+  constructor(file: CounterFile) {
+    this.#file = file
+  }
+
+  async usage(subject: string, now: number): Promise<SubjectUsage> {
+    return usageAt(this.#file.find(subject), now)
+  }
+
+  async unban(subject: string, now: number): Promise<void> {
+    this.#file.requestUnban(subject, now)
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,101 @@
+import { PLANS, type Limits } from '@animal-store/contract'
+import type { Clock } from '../base/clock.ts'
+import { andThen, type Maybe } from '../base/maybe.ts'
+import { ApiError } from '../domain/api-error.ts'
+import { limitsOf, type KeyLimitState, type KeyUsage } from '../domain/keys.ts'
+import { blockingWindow, rateLimitHeaders, retryAfterSeconds, windowsAt, type WindowName } from '../domain/rate-limit-policy.ts'
+import type { ApiKeyRecord } from '../storage/types.ts'
+import { addressSubject, keySubject, type ConsumeResult, type CounterReader, type CounterStore } from './types.ts'
+
+/** Told of every decision, for metrics. */
+export interface RateLimitObserver {
+  allowed(plan: string): void
+  refused(plan: string, outcome: 'rate_limited' | 'banned', window: WindowName | 'none'): void
+  banStarted(plan: string, keyId: string, until: number): void
+  keyAdmitted(keyId: string): void
+}
+
+/** The headers every /v1 response carries, and the 429 when the request is refused. */
+export interface Verdict {
+  headers: Record<string, string>
+  refusal: ApiError | undefined
+}
+
+/** Requests without a valid key are limited per client address at the Free plan's numbers. */
+const ANONYMOUS_LIMITS: Limits = PLANS.free
+
+/**
+ * The rate limit of every /v1 request: one atomic consume in the counter store, for the key or,
+ * without a valid key, for the client address. Keys are banned for hammering; addresses are
+ * throttled, never banned, so one bad client behind a shared NAT cannot lock out the rest.
+ */
+export class RateLimiter {
+  readonly #store: CounterStore
+  readonly #clock: Clock
+  readonly #banMs: number
+  readonly #observer: RateLimitObserver
+  /** Keys whose latest request was refused (limited or banned); bounded by the keys issued. */
+  readonly #refused = new Set<string>()
+
+  constructor(store: CounterStore, clock: Clock, options: { banMs: number, observer: RateLimitObserver }) {
+    this.#store = store
+    this.#clock = clock
+    this.#banMs = options.banMs
+    this.#observer = options.observer
+  }
+
+  /** Consumes one request for `key` (or, without one, for `address`). Synchronous when the store is. */
+  check(key: ApiKeyRecord | undefined, address: string): Maybe<Verdict> {
+    const limits = key === undefined ? ANONYMOUS_LIMITS : limitsOf(key)
+    const now = this.#clock.now()
+    const result = this.#store.consume({
+      subject: key === undefined ? addressSubject(address) : keySubject(key.id),
+      limits,
+      now,
+      banThreshold: key === undefined ? null : limits.perMinute,
+      banMs: this.#banMs
+    })
+    return andThen(result, (settled) => this.#decide(key, limits, now, settled))
+  }
+
+  /** True when the key's latest request was refused: work for its next one waits for the verdict. */
+  recentlyRefused(keyId: string): boolean {
+    return this.#refused.size > 0 && this.#refused.has(keyId)
+  }
+
+  #decide(key: ApiKeyRecord | undefined, limits: Limits, now: number, result: ConsumeResult): Verdict {
+    const plan = key === undefined ? 'anonymous' : key.plan
+    const windows = windowsAt(limits, now, result.minuteUsed, result.dayUsed)
+    const headers = rateLimitHeaders(windows, now)
+    if (result.outcome === 'allowed') {
+      this.#observer.allowed(plan)
+      if (key !== undefined) {
+        this.#observer.keyAdmitted(key.id)
+        if (this.#refused.size > 0) this.#refused.delete(key.id)
+      }
+      return { headers, refusal: undefined }
+    }
+    if (key !== undefined) this.#refused.add(key.id)
+    if (result.outcome === 'banned') {
+      const until = result.bannedUntil!
+      this.#observer.refused(plan, 'banned', 'none')
+      if (result.banStarted && key !== undefined) this.#observer.banStarted(plan, key.id, until)
+      const seconds = retryAfterSeconds(until, now)
+      const message = `the API key is banned until ${new Date(until).toISOString()} for repeated requests past its rate limit; retry after ${seconds} s and back off exponentially`
+      return { headers, refusal: new ApiError('api_key_banned', message, { 'retry-after': String(seconds) }) }
+    }
+    const blocking = blockingWindow(windows)
+    this.#observer.refused(plan, 'rate_limited', blocking.name)
+    const seconds = retryAfterSeconds(blocking.endsAt, now)
+    const message = `rate limit of ${blocking.limit} requests per ${blocking.name} exceeded; retry after ${seconds} s`
+    return { headers, refusal: new ApiError('rate_limited', message, { 'retry-after': String(seconds) }) }
+  }
+}
+
+/** A key's counters, by key id, for key administration. */
+export function keyLimitState(counters: CounterReader): KeyLimitState {
+  return {
+    usage: (keyId: string, now: number): Promise<KeyUsage> => counters.usage(keySubject(keyId), now),
+    unban: (keyId: string, now: number) => counters.unban(keySubject(keyId), now)
+  }
+}

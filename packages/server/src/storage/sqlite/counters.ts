@@ -1,0 +1,100 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import type { CounterFile, CounterRow } from '../types.ts'
+
+interface Row {
+  subject: string
+  minute_start: number
+  minute_used: number
+  refusals: number
+  day_start: number
+  day_used: number
+  banned_until: number | null
+}
+
+const COLUMNS = 'subject, minute_start, minute_used, refusals, day_start, day_used, banned_until'
+
+const toRow = (r: Row): CounterRow => ({
+  subject: r.subject,
+  minuteStart: r.minute_start,
+  minuteUsed: r.minute_used,
+  refusals: r.refusals,
+  dayStart: r.day_start,
+  dayUsed: r.day_used,
+  bannedUntil: r.banned_until
+})
+
+/**
+ * The embedded rate-limit counters in the SQLite file (tables of migration 2). Also the mailbox
+ * through which `keys unban`, run in another process, reaches the serving one.
+ */
+export class SqliteCounterFile implements CounterFile {
+  readonly #db: DatabaseSync
+  readonly #upsert: StatementSync
+  readonly #select: StatementSync
+  readonly #synchronous: StatementSync
+
+  constructor(db: DatabaseSync) {
+    this.#db = db
+    this.#synchronous = db.prepare('PRAGMA synchronous')
+    this.#upsert = db.prepare(`INSERT INTO rate_limit_counters (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (subject) DO UPDATE SET minute_start = excluded.minute_start, minute_used = excluded.minute_used,
+        refusals = excluded.refusals, day_start = excluded.day_start, day_used = excluded.day_used,
+        banned_until = excluded.banned_until`)
+    this.#select = db.prepare(`SELECT ${COLUMNS} FROM rate_limit_counters WHERE subject = ?`)
+  }
+
+  /**
+   * `fsync: true` (bans) returns once the rows survive a power loss. `fsync: false` (the
+   * per-second flush) commits at `synchronous=NORMAL`: the rows survive a crash of this
+   * process at once and reach the disk with the next fsync of the file (a create or a
+   * checkpoint), and the event loop, which every request in flight shares, does not wait on the disk.
+   */
+  save(rows: CounterRow[], { fsync }: { fsync: boolean }): void {
+    if (rows.length === 0) return
+    const synchronous = fsync ? undefined : (this.#synchronous.get() as { synchronous: number }).synchronous
+    if (synchronous !== undefined) this.#db.exec('PRAGMA synchronous = NORMAL')
+    try {
+      this.#transaction(() => {
+        for (const r of rows) this.#upsert.run(r.subject, r.minuteStart, r.minuteUsed, r.refusals, r.dayStart, r.dayUsed, r.bannedUntil)
+      })
+    } finally {
+      // The connection is the pet store's too: its creates keep their own setting.
+      if (synchronous !== undefined) this.#db.exec(`PRAGMA synchronous = ${synchronous}`)
+    }
+  }
+
+  load(dayStart: number, now: number): CounterRow[] {
+    const rows = this.#db
+      .prepare(`SELECT ${COLUMNS} FROM rate_limit_counters WHERE day_start >= ? OR banned_until > ?`)
+      .all(dayStart, now) as unknown as Row[]
+    return rows.map(toRow)
+  }
+
+  find(subject: string): CounterRow | undefined {
+    const row = this.#select.get(subject) as unknown as Row | undefined
+    return row === undefined ? undefined : toRow(row)
+  }
+
+  requestUnban(subject: string, at: number): void {
+    this.#transaction(() => {
+      this.#db.prepare('UPDATE rate_limit_counters SET banned_until = NULL, refusals = 0 WHERE subject = ?').run(subject)
+      this.#db.prepare('INSERT INTO rate_limit_unbans (subject, requested_at) VALUES (?, ?)').run(subject, at)
+    })
+  }
+
+  takeUnbanRequests(): string[] {
+    const rows = this.#db.prepare('DELETE FROM rate_limit_unbans RETURNING subject').all() as unknown as Array<{ subject: string }>
+    return rows.map((r) => r.subject)
+  }
+
+  #transaction(work: () => void): void {
+    this.#db.exec('BEGIN IMMEDIATE')
+    try {
+      work()
+      this.#db.exec('COMMIT')
+    } catch (error) {
+      this.#db.exec('ROLLBACK')
+      throw error
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import { keyFromRow, type KeyRow } from '../key-row.ts'
+import type { ApiKeyRecord, KeyStore } from '../types.ts'
+
+const KEY_COLUMNS = 'id, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at'
+
+const toKey = (row: KeyRow<number>): ApiKeyRecord => keyFromRow(row, (value) => value)
+
+export class SqliteKeys implements KeyStore {
+  readonly #db: DatabaseSync
+  // Prepared on first use: the table exists only once the migrations have run.
+  #byHash: StatementSync | undefined
+
+  constructor(db: DatabaseSync) {
+    this.#db = db
+  }
+
+  async create(key: ApiKeyRecord, secretHash: string): Promise<void> {
+    this.#db
+      .prepare(
+        `INSERT INTO api_keys (id, secret_hash, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+      )
+      .run(key.id, secretHash, key.prefix, key.name, key.plan, key.perMinute, key.perDay, key.createdAt, key.expiresAt, key.revokedAt)
+  }
+
+  async findByHash(secretHash: string): Promise<ApiKeyRecord | undefined> {
+    this.#byHash ??= this.#db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE secret_hash = ?`)
+    const row = this.#byHash.get(secretHash) as unknown as KeyRow<number> | undefined
+    return row === undefined ? undefined : toKey(row)
+  }
+
+  async get(id: string): Promise<ApiKeyRecord | undefined> {
+    const row = this.#db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`).get(id) as unknown as KeyRow<number> | undefined
+    return row === undefined ? undefined : toKey(row)
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    const rows = this.#db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`).all() as unknown as KeyRow<number>[]
+    return rows.map(toKey)
+  }
+
+  async revoke(id: string, at: number): Promise<boolean> {
+    const result = this.#db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?').run(at, id)
+    return result.changes > 0
+  }
+}
