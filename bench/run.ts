@@ -1,6 +1,7 @@
-// `npm run bench`: the ceiling, the naive baseline and the service side by side, in one session.
-// Servers run on core 0 and the load generator (wrk) with this harness on core 1; targets are
-// interleaved within every round, so each ratio compares measurements taken seconds apart.
+// `npm run bench`: the ceiling, the naive baseline and the service side by side, in one session
+// (with --baseline-rev, the service at another revision too). Servers run on core 0 and the load
+// generator (wrk) with this harness on core 1; targets are interleaved within every round, so each
+// ratio compares measurements taken seconds apart.
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus, loadavg, release, tmpdir, totalmem } from 'node:os'
 import { join, relative } from 'node:path'
@@ -9,10 +10,11 @@ import { parseArgs } from 'node:util'
 import { call, collectPages, freePort, waitFor200 } from './lib/http.ts'
 import { canPin, canRunRealtime, killAllChildren, pinSelf, startChild, stopChild, type Child, type Core } from './lib/processes.ts'
 import { renderMarkdown, renderText, type Report } from './lib/report.ts'
-import { compareScales, summarize, verdicts, type Measurement, type Startup, type TargetInfo } from './lib/results.ts'
+import { compareRevisions, compareScales, summarize, verdicts, type Measurement, type Startup, type TargetInfo } from './lib/results.ts'
+import { prepareWorktree, resolveRevision, revisionName, type Revision } from './lib/revision.ts'
 import { readMemory, RssSampler } from './lib/rss.ts'
 import { spread } from './lib/stats.ts'
-import { TARGETS, TargetUnavailable, type SetupContext, type Store, type Target, type TargetId } from './lib/targets.ts'
+import { baselineTargets, checkoutAt, CURRENT, SERVICE_BIN_PATH, TARGETS, TargetUnavailable, type SetupContext, type Store, type Target, type TargetId } from './lib/targets.ts'
 import { CREATE_BODY, LIST_PATH, LIST_STATUS_PATH, PAGES, requestPlan, WORKLOADS, type Workload } from './lib/workloads.ts'
 import { runWrk, wrkVersion } from './lib/wrk.ts'
 
@@ -21,7 +23,7 @@ const HELP = `Usage: npm run bench -- [options]
 Runs the ceiling (raw node:http), the naive baseline (Express + better-sqlite3) and the service
 (embedded SQLite; PostgreSQL + Redis when reachable) under the same workloads, interleaved over
 several rounds, on stores of 1,000 and 1,000,000 pets; prints the side-by-side table and the
-targets of issue 7 as PASS/FAIL lines, and writes JSON + Markdown to bench/results/.
+targets as PASS/FAIL lines, and writes JSON + Markdown to bench/results/.
 
 Options:
   --rounds N          rounds per store size (default 5)
@@ -32,6 +34,10 @@ Options:
   --targets LIST      of ${TARGETS.map((t) => t.id).join(',')} (default all; the ceiling always runs)
   --workloads LIST    of ${WORKLOADS.map((w) => w.id).join(',')} (default all)
   --startup-runs N    start-up measurements per service target and store size (default: rounds)
+  --baseline-rev REV  also run the service at git revision REV (commit, tag or branch), checked out
+                      into a temporary worktree and built there, as service-sqlite@<commit> (and
+                      service-pg@<commit> with service-pg), in the same rounds; adds a before/after
+                      table (this checkout ÷ REV, per round)
   --quick             a smoke run: 1 round of 3 s, 1 s warm-up; results labelled "smoke run"
   --naive-sync MODE   SQLite synchronous of the naive baseline: FULL (fsync every commit, as the
                       service does) or NORMAL (default: better-sqlite3's own default under WAL)
@@ -84,6 +90,7 @@ function parseOptions() {
         targets: { type: 'string' },
         workloads: { type: 'string' },
         'startup-runs': { type: 'string' },
+        'baseline-rev': { type: 'string' },
         quick: { type: 'boolean' },
         profile: { type: 'boolean' },
         'naive-sync': { type: 'string' },
@@ -109,6 +116,15 @@ function parseOptions() {
   if (naiveSync !== undefined && naiveSync !== 'FULL' && naiveSync !== 'NORMAL') fail(`--naive-sync must be FULL or NORMAL (got ${JSON.stringify(parsed['naive-sync'])})`)
   const targets = list('targets', parsed.targets, TARGETS.map((t) => t.id))
   if (!targets.includes('ceiling')) targets.unshift('ceiling')
+  let baseline: Revision | undefined
+  if (parsed['baseline-rev'] !== undefined) {
+    try {
+      baseline = resolveRevision(ROOT, parsed['baseline-rev'])
+    } catch (error) {
+      fail(`--baseline-rev: ${(error as Error).message}`)
+    }
+    if (!targets.some((t) => TARGETS.find((x) => x.id === t)?.role === 'service')) fail('--baseline-rev compares the service with itself: --targets must include service-sqlite or service-pg')
+  }
   return {
     quick,
     rounds,
@@ -119,6 +135,7 @@ function parseOptions() {
     targets,
     workloads: list('workloads', parsed.workloads, WORKLOADS.map((w) => w.id)),
     startupRuns: positiveInt('startup-runs', parsed['startup-runs'], rounds),
+    baseline,
     profile: parsed.profile === true,
     naiveSynchronous: naiveSync as 'FULL' | 'NORMAL' | undefined,
     pin: parsed['no-pin'] !== true,
@@ -199,7 +216,7 @@ function compileCacheEnv(): NodeJS.ProcessEnv {
 async function startServer(target: Target, store: Store, core: Core, nodeFlags: string[]): Promise<{ child: Child, origin: string }> {
   const port = await freePort()
   const env = { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ...compileCacheEnv(), ...store.env }
-  const child = startChild(target.id, process.execPath, [...nodeFlags, ...target.entry], { core, env, cwd: ROOT })
+  const child = startChild(target.id, process.execPath, [...nodeFlags, ...target.entry], { core, env, cwd: target.cwd })
   servers.add(child)
   void child.exited.then(() => servers.delete(child))
   return { child, origin: `http://127.0.0.1:${port}` }
@@ -273,9 +290,23 @@ async function main(): Promise<void> {
   const runId = `${Date.now().toString(36)}${process.pid.toString(36)}`
   const startedAt = new Date()
   const workloads = WORKLOADS.filter((w) => options.workloads.includes(w.id))
+  const defer = (cleanup: () => Promise<void>) => { cleanups.push(cleanup) }
   const selected = TARGETS.filter((t) => options.targets.includes(t.id))
-  const infos = new Map<TargetId, TargetInfo>(selected.map((t) => [t.id, { id: t.id, role: t.role, label: t.label, hwmMb: {}, seedMs: {} }]))
-  const baseContext = { runId, pgUrl: options.pgUrl, redisUrl: options.redisUrl, naiveSynchronous: options.naiveSynchronous, defer: (cleanup: () => Promise<void>) => { cleanups.push(cleanup) } }
+  const notes: string[] = []
+  if (options.baseline !== undefined) {
+    // The service at the baseline revision: its own worktree, install and build; each of its
+    // targets is listed right after the target of this checkout it is compared with.
+    const { baseline } = options
+    const checkout = checkoutAt(await prepareWorktree(ROOT, baseline, { needs: SERVICE_BIN_PATH, defer, log }))
+    for (const target of baselineTargets(checkout, baseline.short, options.targets)) selected.splice(selected.findIndex((t) => t.id === target.baselineOf) + 1, 0, target)
+    const flags = (f: string[]) => (f.length === 0 ? 'none' : f.join(' '))
+    notes.push(`The targets @${baseline.short} are the service at ${revisionName(baseline)}, commit ${baseline.commit}: a temporary worktree, \`npm ci --ignore-scripts\` and \`npm run build\` there, its own CLI for migrate and keys, seeded and run as this checkout's (Node flags of its CLI's shebang: ${flags(checkout.nodeFlags)}).`)
+    if (flags(checkout.nodeFlags) !== flags(CURRENT.nodeFlags)) log(`bench: NOTE: the CLI's Node flags differ: ${flags(CURRENT.nodeFlags)} here, ${flags(checkout.nodeFlags)} at ${baseline.short}; each runs with its own`)
+  }
+  const infos = new Map<TargetId, TargetInfo>(selected.map((t) => [t.id, {
+    id: t.id, role: t.role, label: t.label, ...(t.baselineOf === undefined ? {} : { baselineOf: t.baselineOf, revision: options.baseline }), hwmMb: {}, seedMs: {}
+  }]))
+  const baseContext = { runId, pgUrl: options.pgUrl, redisUrl: options.redisUrl, naiveSynchronous: options.naiveSynchronous, defer }
   for (const target of selected) {
     const reason = await target.unavailable({ ...baseContext, dir: '' })
     if (reason !== undefined) {
@@ -315,7 +346,7 @@ async function main(): Promise<void> {
         if (target.id !== 'ceiling') log(`[${scale}] ${target.id}: seeded ${scale} pets in ${(store.seedMs / 1000).toFixed(2)} s`)
       } catch (error) {
         // The PostgreSQL backend is optional here; anything else failing to set up is a harness error.
-        if (error instanceof TargetUnavailable || target.id === 'service-pg') {
+        if (error instanceof TargetUnavailable || target.optional) {
           info.skipped = (error as Error).message.split('\n')[0]
           log(`bench: SKIPPING ${target.id}: ${info.skipped}`)
           continue
@@ -345,7 +376,7 @@ async function main(): Promise<void> {
       }
       const { paths, followed } = await collectPages(origin, LIST_PATH, store.key, PAGES)
       if (target.role !== 'ceiling' && followed < PAGES - 1) log(`[${scale}] ${target.id}: only ${followed + 1} pages exist; page50 cycles through them`)
-      const pagesFile = join(dir, `${target.id}.pages`)
+      const pagesFile = join(dir, `${target.id.replace('@', '-')}.pages`)
       writeFileSync(pagesFile, `${paths.join('\n')}\n`)
       const entry = { pets, target, store, child, origin, pagesFile }
       const { rateLimitHeaders } = await sanityCheck(entry, paths)
@@ -394,6 +425,7 @@ async function main(): Promise<void> {
     }
   }
 
+  const idWidth = Math.max(14, ...selected.map((t) => t.id.length))
   for (let round = 1; round <= options.rounds; round++) {
     for (const workload of workloads) {
       // Store sizes alternate which goes first, and a different target goes first in every round.
@@ -409,7 +441,7 @@ async function main(): Promise<void> {
           if (result === undefined) continue
           if (workload.id === 'create') await r.store.trim()
           measurements.push({ pets, round, workload: workload.id, target: r.target.id, rssPeakMb, ...pick(result) })
-          log(`[${pets.toLocaleString('en-US')} r${round}] ${workload.id.padEnd(11)} ${r.target.id.padEnd(14)} ${Math.round(result.rps).toLocaleString('en-US').padStart(7)} req/s  ` +
+          log(`[${pets.toLocaleString('en-US')} r${round}] ${workload.id.padEnd(11)} ${r.target.id.padEnd(idWidth)} ${Math.round(result.rps).toLocaleString('en-US').padStart(7)} req/s  ` +
             `p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  RSS ${rssPeakMb.toFixed(0)} MB${result.errors > 0 ? `  ERRORS ${result.errors} (${result.non2xx} non-2xx)` : ''}`)
         }
       }
@@ -426,16 +458,17 @@ async function main(): Promise<void> {
   const summaries = summarize(measurements)
   const scales = compareScales(measurements, summaries)
   const targets = [...infos.values()]
+  const revisions = compareRevisions(measurements, summaries, targets)
   const checks = verdicts({ summaries, scales, targets, startups, connections: options.connections })
   const kind = options.quick ? 'smoke' : 'full'
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`
-  const notes = [
+  notes.unshift(
     'Ratios are per round (the target against the ceiling or the naive baseline measured seconds apart in the same round), then the median over rounds. ×ceil for p50/p99/RSS above 1 means slower or bigger than the ceiling. Every store size is measured in every round, so the cost of a larger store is also a per-round ratio.',
     `The write workload's pets are deleted after each run of it, so every run sees the seeded store. RSS is the highest VmRSS sampled every 100 ms during the run; the PASS line for RSS also counts VmHWM over the server's whole life.`,
     `wrk measures latency from the moment it sends a request (closed loop, ${options.connections} connections): a stalled server shows as fewer requests more than as a higher p99.`,
     `The naive baseline commits with synchronous=${options.naiveSynchronous ?? 'NORMAL (better-sqlite3 default under WAL: no fsync per commit)'}; the service's embedded store commits with synchronous=FULL (an fsync per commit).`,
     'PostgreSQL and Redis, when used, are not pinned: they share both cores with the server and the load generator.'
-  ]
+  )
   if (targets.some((t) => t.rateLimitHeaders === false)) notes.push('WARNING: a service target answered without X-RateLimit-* headers: its rate limiter did not run.')
   if (measurements.some((m) => m.errors > 0)) notes.push('(!) marks a target with socket errors, timeouts or non-2xx answers in some run: its figures are not trustworthy.')
   const report: Report = {
@@ -448,6 +481,7 @@ async function main(): Promise<void> {
     targets,
     summaries,
     scales,
+    revisions,
     startups,
     verdicts: checks,
     notes
@@ -457,7 +491,7 @@ async function main(): Promise<void> {
   mkdirSync(options.outDir, { recursive: true })
   const jsonPath = join(options.outDir, `${kind}.json`)
   const mdPath = join(options.outDir, `${kind}.md`)
-  writeFileSync(jsonPath, `${JSON.stringify({ kind, title: report.title, command, startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), machine: info, settings: { ...options, pinned: pin, outDir: undefined }, workloads, targets, measurements, summaries, scales, startups, verdicts: checks, notes }, null, 2)}\n`)
+  writeFileSync(jsonPath, `${JSON.stringify({ kind, title: report.title, command, startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), machine: info, settings: { ...options, pinned: pin, outDir: undefined }, workloads, targets, measurements, summaries, scales, beforeAfter: revisions, startups, verdicts: checks, notes }, null, 2)}\n`)
   writeFileSync(mdPath, renderMarkdown(report))
   log(`\nbench: wrote ${relative(process.cwd(), jsonPath)} and ${relative(process.cwd(), mdPath)}${options.profile ? `; CPU profiles in ${relative(process.cwd(), profileDir)}` : ''}`)
 }
@@ -470,7 +504,8 @@ function pick(result: Awaited<ReturnType<typeof runWrk>>) {
 main().then(
   () => cleanUp().then(() => process.exit(0)),
   (error: unknown) => {
-    log(`bench: ${(error as Error).stack ?? String(error)}`)
+    // After Ctrl-C whatever was running fails as its processes stop: not worth a stack trace.
+    if (cleaning === undefined) log(`bench: ${(error as Error).stack ?? String(error)}`)
     void cleanUp().finally(() => process.exit(1))
   }
 )

@@ -89,10 +89,10 @@ export function killAllChildren(): void {
   live.clear()
 }
 
-/** Runs a command to completion (bounded by `timeoutMs`) and returns its output. */
-export function runCommand(command: string, args: string[], options: { env: NodeJS.ProcessEnv, timeoutMs: number, cwd?: string }): Promise<{ code: number | string | null, stdout: string, stderr: string }> {
+/** Runs a command to completion (bounded by `timeoutMs`, or killed when `signal` aborts) and returns its output. */
+export function runCommand(command: string, args: string[], options: { env: NodeJS.ProcessEnv, timeoutMs: number, cwd?: string, signal?: AbortSignal }): Promise<{ code: number | string | null, stdout: string, stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { env: options.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(command, args, { env: options.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], signal: options.signal })
     live.add(child)
     let stdout = ''
     let stderr = ''
@@ -103,6 +103,8 @@ export function runCommand(command: string, args: string[], options: { env: Node
       child.kill('SIGKILL')
     }, options.timeoutMs)
     child.on('error', (error) => {
+      // Aborted: the child got SIGTERM and is still exiting; 'close' resolves once it has.
+      if (error.name === 'AbortError') return
       clearTimeout(timer)
       live.delete(child)
       resolve({ code: null, stdout, stderr: `${stderr}${error.message}` })

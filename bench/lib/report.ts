@@ -1,6 +1,7 @@
 // Renders a run as the side-by-side text table printed at the end, and as Markdown.
 import type { Spread } from './stats.ts'
-import type { ScaleComparison, Startup, Summary, TargetInfo, Verdict } from './results.ts'
+import type { RevisionComparison, ScaleComparison, Startup, Summary, TargetInfo, Verdict } from './results.ts'
+import { revisionName } from './revision.ts'
 import { WORKLOADS } from './workloads.ts'
 
 export interface Report {
@@ -10,6 +11,8 @@ export interface Report {
   targets: TargetInfo[]
   summaries: Summary[]
   scales: ScaleComparison[]
+  /** This checkout's service against itself at the baseline revision (empty without one). */
+  revisions: RevisionComparison[]
   startups: Startup[]
   verdicts: Verdict[]
   notes: string[]
@@ -17,7 +20,8 @@ export interface Report {
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US')
 const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1))
-const ratio = (s: Spread | undefined) => (s === undefined ? '' : `${s.median.toFixed(2)}×`)
+const times = (n: number) => `${n.toFixed(2)}×`
+const ratio = (s: Spread | undefined) => (s === undefined ? '' : times(s.median))
 const withRange = (s: Spread, f: (n: number) => string) => (s.n > 1 ? `${f(s.median)} (${f(s.min)}–${f(s.max)})` : f(s.median))
 const petsLabel = (n: number) => `${n.toLocaleString('en-US')} pets`
 
@@ -75,6 +79,21 @@ function scaleTable(report: Report): Table | undefined {
   }
 }
 
+function revisionTable(report: Report): Table | undefined {
+  if (report.revisions.length === 0) return undefined
+  return {
+    header: ['pets', 'workload', 'target', 'req/s now', 'req/s before', 'now ÷ before (min–max)', 'p99 ms now', 'p99 ms before', 'now ÷ before (min–max)'],
+    rows: report.revisions.map((c) => [int(c.pets), c.workload, `${c.target}${c.errors > 0 ? ' (!)' : ''}`, int(c.rps.now), int(c.rps.before), c.rps.ratio === undefined ? '' : withRange(c.rps.ratio, times),
+      ms(c.p99Ms.now), ms(c.p99Ms.before), c.p99Ms.ratio === undefined ? '' : withRange(c.p99Ms.ratio, times)]),
+    align: ['r', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r']
+  }
+}
+
+/** "before" as the heading names it: the revision as given and its short commit. */
+function revisionsOf(report: Report): string {
+  return [...new Map(report.targets.flatMap((t) => (t.revision === undefined ? [] : [[t.revision.commit, t.revision]]))).values()].map(revisionName).join(', ')
+}
+
 function startupTable(report: Report): Table | undefined {
   if (report.startups.length === 0) return undefined
   return {
@@ -90,6 +109,10 @@ function sections(report: Report, render: (t: Table) => string, heading: (h: str
   for (const pets of petsList) out.push(heading(`Throughput and latency, store of ${petsLabel(pets)}`), render(mainTable(report, pets)))
   const scales = scaleTable(report)
   if (scales !== undefined) out.push(heading('Cost against store size (slowdown = small ÷ large per round, of req/s and of ×ceil, median over rounds; the verdict uses ×ceil)'), render(scales))
+  const revisions = revisionTable(report)
+  if (revisions !== undefined) {
+    out.push(heading(`Before/after: this checkout ("now") against ${revisionsOf(report)} ("before"), now ÷ before per round, median over rounds (req/s above 1, p99 below 1: better now)`), render(revisions))
+  }
   const startups = startupTable(report)
   if (startups !== undefined) out.push(heading('Start-up'), render(startups))
   return out
@@ -101,7 +124,7 @@ export function renderText(report: Report): string {
   const parts = [`== ${report.title} ==`, ...report.preamble]
   for (const t of report.targets) if (t.skipped !== undefined) parts.push(`SKIPPED ${t.id}: ${t.skipped}`)
   parts.push(...sections(report, text, (h) => `\n-- ${h} --`))
-  if (report.verdicts.length > 0) parts.push('\n-- Targets of issue 7 (ratios measured in this run) --', ...report.verdicts.map(verdictLine))
+  if (report.verdicts.length > 0) parts.push('\n-- Targets (ratios measured in this run) --', ...report.verdicts.map(verdictLine))
   if (report.notes.length > 0) parts.push('', ...report.notes)
   return `${parts.join('\n')}\n`
 }
@@ -112,7 +135,7 @@ export function renderMarkdown(report: Report): string {
   if (skipped.length > 0) parts.push('', ...skipped.map((t) => `- **Skipped ${t.id}**: ${t.skipped}`))
   parts.push('', 'Targets:', '', ...report.targets.filter((t) => t.skipped === undefined).map((t) => `- \`${t.id}\`: ${t.label}`))
   parts.push(...sections(report, markdown, (h) => `\n## ${h}\n`))
-  if (report.verdicts.length > 0) parts.push('\n## Targets of issue 7\n', '```', ...report.verdicts.map(verdictLine), '```')
+  if (report.verdicts.length > 0) parts.push('\n## Targets (ratios measured in this run)\n', '```', ...report.verdicts.map(verdictLine), '```')
   if (report.notes.length > 0) parts.push('', ...report.notes.map((n) => `- ${n}`))
   return `${parts.join('\n')}\n`
 }

@@ -1,5 +1,7 @@
 // The results of a run: raw measurements, their summaries (medians with spread, ratios to the
-// ceiling and to the naive baseline of the same round) and the issue's targets as verdicts.
+// ceiling and to the naive baseline of the same round), the service against itself at the
+// baseline revision, and the service's targets as verdicts.
+import type { Revision } from './revision.ts'
 import { spread, type Spread } from './stats.ts'
 import type { Role, TargetId } from './targets.ts'
 import { WORKLOADS, type WorkloadId } from './workloads.ts'
@@ -56,10 +58,29 @@ export interface ScaleComparison {
   p99Growth: number
 }
 
+/** A service target of this checkout against its copy at the baseline revision, at one store size and workload. */
+export interface RevisionComparison {
+  pets: number
+  workload: WorkloadId
+  /** This checkout's target ("now"). */
+  target: TargetId
+  /** The same target at the baseline revision ("before"). */
+  baseline: TargetId
+  /** Medians over rounds of each, and per round now ÷ before, then its spread (above 1: more req/s now). */
+  rps: { now: number, before: number, ratio?: Spread }
+  /** The same of p99 (below 1: a lower p99 now). */
+  p99Ms: { now: number, before: number, ratio?: Spread }
+  /** Socket errors, timeouts and non-2xx answers of either side. */
+  errors: number
+}
+
 export interface TargetInfo {
   id: TargetId
   role: Role
   label: string
+  /** For a target at the baseline revision: the target of this checkout it is compared with, and the revision. */
+  baselineOf?: TargetId
+  revision?: Revision
   skipped?: string
   /** VmHWM of the server process at the end of each scale, MiB. */
   hwmMb: Record<string, number>
@@ -151,7 +172,37 @@ export function compareScales(measurements: Measurement[], summaries: Summary[])
   return out
 }
 
-/** The limits issue 7 sets, as ratios measured in the same run. */
+/**
+ * This checkout's service targets against themselves at the baseline revision, per store size and
+ * workload: each ratio is taken per round (the two measured seconds apart), then the median over rounds.
+ */
+export function compareRevisions(measurements: Measurement[], summaries: Summary[], targets: TargetInfo[]): RevisionComparison[] {
+  const out: RevisionComparison[] = []
+  for (const before of targets) {
+    if (before.baselineOf === undefined) continue
+    for (const now of summaries.filter((s) => s.target === before.baselineOf)) {
+      const then = summaries.find((s) => s.target === before.id && s.pets === now.pets && s.workload === now.workload)
+      if (then === undefined) continue
+      const of = (t: TargetId) => measurements.filter((m) => m.pets === now.pets && m.workload === now.workload && m.target === t)
+      const mine = of(now.target)
+      const theirs = of(then.target)
+      out.push({
+        pets: now.pets,
+        workload: now.workload,
+        target: now.target,
+        baseline: then.target,
+        rps: { now: now.rps.median, before: then.rps.median, ratio: ratios(mine, theirs, 'rps') },
+        p99Ms: { now: now.p99Ms.median, before: then.p99Ms.median, ratio: ratios(mine, theirs, 'p99Ms') },
+        errors: now.errors + then.errors
+      })
+    }
+  }
+  const workloadOrder = new Map(WORKLOADS.map((w, i) => [w.id, i]))
+  const targetOrder = new Map(targets.map((t, i) => [t.id, i]))
+  return out.sort((a, b) => a.pets - b.pets || workloadOrder.get(a.workload)! - workloadOrder.get(b.workload)! || (targetOrder.get(a.target) ?? 0) - (targetOrder.get(b.target) ?? 0))
+}
+
+/** The limits the service is held to, as ratios measured in the same run. */
 export const TARGET_LIMITS = {
   listVsCeiling: 0.5,
   getVsCeiling: 0.5,

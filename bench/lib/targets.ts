@@ -7,13 +7,35 @@ import { runCommand } from './processes.ts'
 import { redisUnavailable, deleteRedisPrefix } from './redis.ts'
 import { createPgSchema, dropPgSchema, pgTables, postgresUnavailable, seedNaiveSqlite, seedPostgres, seedServiceSqlite, trimPostgres, trimSqlite } from './seed.ts'
 
-export type TargetId = 'ceiling' | 'naive' | 'service-sqlite' | 'service-pg'
+export type ServiceId = 'service-sqlite' | 'service-pg'
+/** `<service>@<short commit>`: the same service target at the `--baseline-rev` revision. */
+export type TargetId = 'ceiling' | 'naive' | ServiceId | `${ServiceId}@${string}`
 export type Role = 'ceiling' | 'baseline' | 'service'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-export const SERVICE_BIN = join(ROOT, 'packages/server/bin/animal-store.js')
-/** The Node flags of the CLI's shebang (`#!/usr/bin/env -S node <flags>`): the service runs as `npm start` and `npx animal-store` run it. */
-export const SERVICE_NODE_FLAGS = (/^#!.*\bnode((?: +-[^ ]+)*) *$/.exec(readFileSync(SERVICE_BIN, 'utf8').split('\n')[0]!)?.[1] ?? '').trim().split(/ +/).filter(Boolean)
+
+/** A checkout of the repository whose service a target runs: this one, or a worktree at another revision. */
+export interface Checkout {
+  /** The repository root; the service's servers and CLI run with it as their working directory. */
+  root: string
+  /** Its CLI, `packages/server/bin/animal-store.js`. */
+  bin: string
+  /** The Node flags of the CLI's shebang (`#!/usr/bin/env -S node <flags>`): the service runs as `npm start` and `npx animal-store` run it. */
+  nodeFlags: string[]
+}
+
+export const SERVICE_BIN_PATH = 'packages/server/bin/animal-store.js'
+
+/** The checkout whose repository root is `root` (its CLI must exist). */
+export function checkoutAt(root: string): Checkout {
+  const bin = join(root, SERVICE_BIN_PATH)
+  const shebang = readFileSync(bin, 'utf8').split('\n')[0]!
+  const nodeFlags = (/^#!.*\bnode((?: +-[^ ]+)*) *$/.exec(shebang)?.[1] ?? '').trim().split(/ +/).filter(Boolean)
+  return { root, bin, nodeFlags }
+}
+
+/** This checkout: the code the harness itself belongs to. */
+export const CURRENT = checkoutAt(ROOT)
 
 /** A store seeded for one target at one scale, and the environment that points its server at it. */
 export interface Store {
@@ -47,6 +69,12 @@ export interface Target {
   label: string
   /** Script and arguments, run by this Node (24). */
   entry: string[]
+  /** The working directory of its servers. */
+  cwd: string
+  /** For a target at the baseline revision: the target of this checkout it is compared with. */
+  baselineOf?: TargetId
+  /** Whether a failure to set up skips the target (with a line saying why) rather than failing the run. */
+  optional: boolean
   /** Why this target cannot run here, or undefined. */
   unavailable(context: SetupContext): Promise<string | undefined>
   setup(context: SetupContext, pets: number): Promise<Store>
@@ -55,16 +83,16 @@ export interface Target {
 /** Thrown when a target turns out not to be runnable (e.g. the service has no PostgreSQL backend yet). */
 export class TargetUnavailable extends Error {}
 
-/** `animal-store <args>` as a user runs it, against the store `env` points to. */
-async function serviceCli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  const run = await runCommand(process.execPath, [SERVICE_BIN, ...args], { env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env }, timeoutMs: 120_000, cwd: ROOT })
+/** `animal-store <args>` as a user runs it, from `checkout`, against the store `env` points to. */
+async function serviceCli(checkout: Checkout, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const run = await runCommand(process.execPath, [checkout.bin, ...args], { env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env }, timeoutMs: 120_000, cwd: checkout.root })
   if (run.code !== 0) throw new Error(`animal-store ${args.join(' ')} failed (${run.code}): ${run.stderr.trim() || run.stdout.trim()}`)
   return run.stdout
 }
 
 /** An enterprise key with limits no benchmark reaches, so the rate limiter runs but never refuses. */
-async function createServiceKey(env: NodeJS.ProcessEnv): Promise<string> {
-  const out = await serviceCli(['keys', 'create', '--plan', 'enterprise', '--per-minute', '100000000', '--per-day', '1000000000', '--name', 'bench', '--json'], env)
+async function createServiceKey(checkout: Checkout, env: NodeJS.ProcessEnv): Promise<string> {
+  const out = await serviceCli(checkout, ['keys', 'create', '--plan', 'enterprise', '--per-minute', '100000000', '--per-day', '1000000000', '--name', 'bench', '--json'], env)
   return (JSON.parse(out) as { key: string }).key
 }
 
@@ -79,6 +107,8 @@ const ceiling: Target = {
   role: 'ceiling',
   label: 'ceiling (raw node:http, constant body)',
   entry: [fileURLToPath(new URL('../ceiling/server.ts', import.meta.url))],
+  cwd: ROOT,
+  optional: false,
   unavailable: async () => undefined,
   setup: async (_context, pets) => ({ env: {}, key: 'ceiling', maxId: pets, seedMs: 0, trim: async () => {}, dispose: async () => {} })
 }
@@ -88,6 +118,8 @@ const naive: Target = {
   role: 'baseline',
   label: 'naive (Express 5 + better-sqlite3, WAL)',
   entry: [fileURLToPath(new URL('../baselines/naive-express.ts', import.meta.url))],
+  cwd: ROOT,
+  optional: false,
   unavailable: async () => undefined,
   async setup({ dir, naiveSynchronous }, pets) {
     const path = join(dir, 'naive.db')
@@ -99,19 +131,34 @@ const naive: Target = {
   }
 }
 
-const serviceSqlite: Target = {
-  id: 'service-sqlite',
-  role: 'service',
-  label: 'service, embedded SQLite',
-  entry: [...SERVICE_NODE_FLAGS, SERVICE_BIN, 'serve'],
-  unavailable: async () => undefined,
-  async setup({ dir }, pets) {
-    const path = join(dir, 'service.db')
-    const env = { DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: 'warn' }
-    await serviceCli(['migrate'], env)
-    const seedMs = await timed(() => seedServiceSqlite(path, pets))
-    const key = await createServiceKey(env)
-    return { env, key, maxId: pets, seedMs, trim: async () => trimSqlite(path, pets), dispose: async () => {} }
+/** How a service target is named, and which target of this checkout it is the baseline-revision copy of. */
+interface ServiceNaming {
+  id: TargetId
+  label: string
+  baselineOf?: TargetId
+  /** Distinguishes its PostgreSQL schema and Redis prefix from another checkout's in the same run (a short commit). */
+  storeTag?: string
+}
+
+/** The service on an embedded SQLite file, run from `checkout`'s CLI. */
+export function serviceSqliteTarget(checkout: Checkout, naming: ServiceNaming): Target {
+  return {
+    id: naming.id,
+    role: 'service',
+    label: naming.label,
+    entry: [...checkout.nodeFlags, checkout.bin, 'serve'],
+    cwd: checkout.root,
+    baselineOf: naming.baselineOf,
+    optional: false,
+    unavailable: async () => undefined,
+    async setup({ dir }, pets) {
+      const path = join(dir, naming.storeTag === undefined ? 'service.db' : `service-${naming.storeTag}.db`)
+      const env = { DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: 'warn' }
+      await serviceCli(checkout, ['migrate'], env)
+      const seedMs = await timed(() => seedServiceSqlite(path, pets))
+      const key = await createServiceKey(checkout, env)
+      return { env, key, maxId: pets, seedMs, trim: async () => trimSqlite(path, pets), dispose: async () => {} }
+    }
   }
 }
 
@@ -119,48 +166,69 @@ function withSearchPath(url: string, schema: string): string {
   return `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`
 }
 
-const servicePg: Target = {
-  id: 'service-pg',
-  role: 'service',
-  label: 'service, PostgreSQL + Redis',
-  entry: [...SERVICE_NODE_FLAGS, SERVICE_BIN, 'serve'],
-  async unavailable({ pgUrl, redisUrl }) {
-    const pg = await postgresUnavailable(pgUrl)
-    if (pg !== undefined) return `PostgreSQL at ${pgUrl} is not reachable (${pg})`
-    const redis = await redisUnavailable(redisUrl)
-    if (redis !== undefined) return `Redis at ${redisUrl} is not reachable (${redis})`
-    return undefined
-  },
-  async setup({ runId, pgUrl, redisUrl, defer }, pets) {
-    // An isolated schema (through the connection's search_path) and Redis key prefix per scale.
-    const schema = `bench_${runId}_${pets}`
-    const redisPrefix = `bench-${runId}-${pets}:`
-    const env = { DATABASE_URL: withSearchPath(pgUrl, schema), REDIS_URL: redisUrl, REDIS_KEY_PREFIX: redisPrefix, LOG_LEVEL: 'warn' }
-    let disposed = false
-    const dispose = async () => {
-      if (disposed) return
-      disposed = true
-      await dropPgSchema(pgUrl, schema)
-      await deleteRedisPrefix(redisUrl, redisPrefix)
-    }
-    defer(dispose)
-    await createPgSchema(pgUrl, schema)
-    try {
-      try {
-        await serviceCli(['migrate'], env)
-      } catch (error) {
-        throw new TargetUnavailable(`the service cannot migrate a PostgreSQL store yet: ${(error as Error).message}`, { cause: error })
+/** The service on PostgreSQL + Redis, run from `checkout`'s CLI; skipped when either is unreachable. */
+export function servicePgTarget(checkout: Checkout, naming: ServiceNaming): Target {
+  return {
+    id: naming.id,
+    role: 'service',
+    label: naming.label,
+    entry: [...checkout.nodeFlags, checkout.bin, 'serve'],
+    cwd: checkout.root,
+    baselineOf: naming.baselineOf,
+    // PostgreSQL is optional here: a store that cannot be set up skips the target.
+    optional: true,
+    async unavailable({ pgUrl, redisUrl }) {
+      const pg = await postgresUnavailable(pgUrl)
+      if (pg !== undefined) return `PostgreSQL at ${pgUrl} is not reachable (${pg})`
+      const redis = await redisUnavailable(redisUrl)
+      if (redis !== undefined) return `Redis at ${redisUrl} is not reachable (${redis})`
+      return undefined
+    },
+    async setup({ runId, pgUrl, redisUrl, defer }, pets) {
+      // An isolated schema (through the connection's search_path) and Redis key prefix per target and scale.
+      const tag = naming.storeTag
+      const schema = `bench_${runId}${tag === undefined ? '' : `_${tag}`}_${pets}`
+      const redisPrefix = `bench-${runId}${tag === undefined ? '' : `-${tag}`}-${pets}:`
+      const env = { DATABASE_URL: withSearchPath(pgUrl, schema), REDIS_URL: redisUrl, REDIS_KEY_PREFIX: redisPrefix, LOG_LEVEL: 'warn' }
+      let disposed = false
+      const dispose = async () => {
+        if (disposed) return
+        disposed = true
+        await dropPgSchema(pgUrl, schema)
+        await deleteRedisPrefix(redisUrl, redisPrefix)
       }
-      const tables = await pgTables(pgUrl, schema)
-      if (!tables.includes('pets')) throw new TargetUnavailable(`the service did not create its tables in the schema named by search_path (${schema}): refusing to seed elsewhere`)
-      const seedMs = await timed(() => seedPostgres(pgUrl, schema, pets))
-      const key = await createServiceKey(env)
-      return { env, key, maxId: pets, seedMs, trim: () => trimPostgres(pgUrl, schema, pets), dispose }
-    } catch (error) {
-      await dispose().catch(() => {})
-      throw error
+      defer(dispose)
+      await createPgSchema(pgUrl, schema)
+      try {
+        try {
+          await serviceCli(checkout, ['migrate'], env)
+        } catch (error) {
+          throw new TargetUnavailable(`the service cannot migrate a PostgreSQL store yet: ${(error as Error).message}`, { cause: error })
+        }
+        const tables = await pgTables(pgUrl, schema)
+        if (!tables.includes('pets')) throw new TargetUnavailable(`the service did not create its tables in the schema named by search_path (${schema}): refusing to seed elsewhere`)
+        const seedMs = await timed(() => seedPostgres(pgUrl, schema, pets))
+        const key = await createServiceKey(checkout, env)
+        return { env, key, maxId: pets, seedMs, trim: () => trimPostgres(pgUrl, schema, pets), dispose }
+      } catch (error) {
+        await dispose().catch(() => {})
+        throw error
+      }
     }
   }
 }
 
-export const TARGETS: Target[] = [ceiling, naive, serviceSqlite, servicePg]
+const SERVICES = [
+  { id: 'service-sqlite', label: 'service, embedded SQLite', make: serviceSqliteTarget },
+  { id: 'service-pg', label: 'service, PostgreSQL + Redis', make: servicePgTarget }
+] as const
+
+export const TARGETS: Target[] = [ceiling, naive, ...SERVICES.map((s) => s.make(CURRENT, { id: s.id, label: s.label }))]
+
+/**
+ * The service targets of `checkout`, a worktree at another revision (`short`: its short commit),
+ * one for each service target of this checkout among `ids`: `service-sqlite@<short>` and so on.
+ */
+export function baselineTargets(checkout: Checkout, short: string, ids: readonly TargetId[]): Target[] {
+  return SERVICES.filter((s) => ids.includes(s.id)).map((s) => s.make(checkout, { id: `${s.id}@${short}`, label: `${s.label}, at ${short}`, baselineOf: s.id, storeTag: short }))
+}

@@ -6,7 +6,7 @@ export interface Workload {
   id: WorkloadId
   /** What the load generator sends. */
   description: string
-  /** Which ceiling and which target of issue 7 it is judged by. */
+  /** Which ceiling and which of the service's targets it is judged by. */
   operation: 'list' | 'create' | 'get'
 }
 

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { compareScales, summarize, verdicts, type Measurement } from '../lib/results.ts'
+import { renderMarkdown, renderText, type Report } from '../lib/report.ts'
+import { compareRevisions, compareScales, summarize, verdicts, type Measurement, type TargetInfo } from '../lib/results.ts'
 import type { TargetId } from '../lib/targets.ts'
+import type { WorkloadId } from '../lib/workloads.ts'
 
 const SMALL = 1000
 const LARGE = 1_000_000
 
-function measurement(pets: number, round: number, target: TargetId, rps: number): Measurement {
-  return { pets, round, workload: 'get', target, rps, p50Ms: 1, p90Ms: 1, p99Ms: 2, maxMs: 5, requests: rps * 6, errors: 0, non2xx: 0, rssPeakMb: 150 }
+function measurement(pets: number, round: number, target: TargetId, rps: number, more: { p99Ms?: number, workload?: WorkloadId } = {}): Measurement {
+  return { pets, round, workload: more.workload ?? 'get', target, rps, p50Ms: 1, p90Ms: 1, p99Ms: more.p99Ms ?? 2, maxMs: 5, requests: rps * 6, errors: 0, non2xx: 0, rssPeakMb: 150 }
 }
 
 /** One round: the ceiling and the service at both store sizes. */
@@ -76,5 +78,92 @@ describe('bench: cost against store size, per round', () => {
     // 0.6x ÷ 0.48x = 1.25 in both rounds.
     assert.equal(judge(fail).ok, false)
     assert.match(judge(fail).detail, /^get 1\.25× \(raw 1\.25×\)$/)
+  })
+})
+
+const BEFORE = 'service-sqlite@abc1234'
+const REVISION = { given: 'HEAD~3', commit: 'abc1234'.padEnd(40, '0'), short: 'abc1234' }
+const TARGETS: TargetInfo[] = [
+  { id: 'ceiling', role: 'ceiling', label: 'ceiling', hwmMb: {}, seedMs: {} },
+  { id: 'service-sqlite', role: 'service', label: 'service', hwmMb: {}, seedMs: {} },
+  { id: BEFORE, role: 'service', label: 'service, at abc1234', baselineOf: 'service-sqlite', revision: REVISION, hwmMb: {}, seedMs: {} }
+]
+
+/** Rounds of the service now and at the baseline revision: [req/s, p99 ms] of each, per round. */
+function nowAndBefore(rounds: Array<{ now: [rps: number, p99Ms: number], before?: [rps: number, p99Ms: number] }>, pets = SMALL, workload: WorkloadId = 'get'): Measurement[] {
+  return rounds.flatMap(({ now, before }, i) => [
+    measurement(pets, i + 1, 'ceiling', 50_000, { workload }),
+    measurement(pets, i + 1, 'service-sqlite', now[0], { p99Ms: now[1], workload }),
+    ...(before === undefined ? [] : [measurement(pets, i + 1, BEFORE, before[0], { p99Ms: before[1], workload })])
+  ])
+}
+
+const compare = (measurements: Measurement[], targets = TARGETS) => compareRevisions(measurements, summarize(measurements), targets)
+
+describe('bench: before/after against the baseline revision, per round', () => {
+  test('now ÷ before is taken per round, then the median: the machine\'s speed between rounds moves both sides', () => {
+    // The machine runs at 10k, 30k and 20k req/s in rounds 1 to 3; this checkout is 1.2×, 1.1× and
+    // 0.9× the baseline revision in the same round. The ratio of the medians (18k ÷ 20k) would say 0.9×.
+    const [c, ...rest] = compare(nowAndBefore([{ now: [12_000, 2], before: [10_000, 2] }, { now: [33_000, 2], before: [30_000, 2] }, { now: [18_000, 2], before: [20_000, 2] }]))
+    assert.equal(rest.length, 0)
+    assert.ok(c)
+    assert.equal(c.target, 'service-sqlite')
+    assert.equal(c.baseline, BEFORE)
+    assert.equal(c.rps.ratio?.median.toFixed(4), '1.1000')
+    assert.equal(c.rps.ratio?.min.toFixed(4), '0.9000')
+    assert.equal(c.rps.ratio?.max.toFixed(4), '1.2000')
+    assert.equal(c.rps.ratio?.n, 3)
+    // Each side's own median over rounds, as in the main table.
+    assert.equal(c.rps.now, 18_000)
+    assert.equal(c.rps.before, 20_000)
+  })
+
+  test('p99: now ÷ before per round (below 1: lower now), and each side\'s median', () => {
+    const [c] = compare(nowAndBefore([{ now: [20_000, 1], before: [20_000, 2] }, { now: [20_000, 3], before: [20_000, 3] }, { now: [20_000, 2], before: [20_000, 4] }]))
+    assert.ok(c)
+    assert.equal(c.p99Ms.ratio?.median.toFixed(4), '0.5000')
+    assert.equal(c.p99Ms.now, 2)
+    assert.equal(c.p99Ms.before, 3)
+  })
+
+  test('a round missing the baseline is left out rather than paired with another round', () => {
+    const [c] = compare(nowAndBefore([{ now: [12_000, 2], before: [10_000, 2] }, { now: [40_000, 2] }]))
+    assert.ok(c)
+    assert.equal(c.rps.ratio?.n, 1)
+    assert.equal(c.rps.ratio?.median.toFixed(4), '1.2000')
+  })
+
+  test('one row per store size and workload, in that order; nothing without a baseline target', () => {
+    const measurements = [
+      ...nowAndBefore([{ now: [8_000, 2], before: [10_000, 2] }], LARGE, 'get'),
+      ...nowAndBefore([{ now: [30_000, 2], before: [20_000, 2] }], SMALL, 'get'),
+      ...nowAndBefore([{ now: [15_000, 2], before: [10_000, 2] }], SMALL, 'list')
+    ]
+    assert.deepEqual(compare(measurements).map((c) => `${c.pets} ${c.workload} ${c.rps.ratio?.median.toFixed(2)}`), ['1000 list 1.50', '1000 get 1.50', '1000000 get 0.80'])
+    assert.deepEqual(compare(measurements, TARGETS.filter((t) => t.baselineOf === undefined)), [])
+  })
+
+  test('the report shows the baseline target in the main table, a before/after table, and the targets without issue numbers', () => {
+    const measurements = nowAndBefore([{ now: [12_000, 1], before: [10_000, 2] }, { now: [33_000, 1], before: [30_000, 2] }, { now: [18_000, 1], before: [20_000, 2] }])
+    const summaries = summarize(measurements)
+    const report: Report = {
+      title: 'test',
+      preamble: [],
+      targets: TARGETS,
+      summaries,
+      scales: [],
+      revisions: compareRevisions(measurements, summaries, TARGETS),
+      startups: [],
+      verdicts: verdicts({ summaries, scales: [], targets: TARGETS, startups: [], connections: 50 }),
+      notes: []
+    }
+    for (const rendered of [renderText(report), renderMarkdown(report)]) {
+      assert.match(rendered, /Before\/after: this checkout \("now"\) against HEAD~3 \(abc1234\)/)
+      assert.match(rendered, /service-sqlite@abc1234/)
+      assert.match(rendered, /1\.10× \(0\.90×–1\.20×\)/)
+      assert.match(rendered, /0\.50× \(0\.50×–0\.50×\)/)
+      assert.match(rendered, /Targets \(ratios measured in this run\)/)
+      assert.doesNotMatch(rendered, /issue/i)
+    }
   })
 })
