@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util'
 
 interface ProfileNode {
   id: number
-  callFrame: { functionName: string, url: string, lineNumber: number }
+  callFrame: { functionName: string; url: string; lineNumber: number }
   children?: number[]
 }
 
@@ -76,9 +76,19 @@ for (const file of positionals) {
   const busy = total - idle
   const seconds = (profile.endTime - profile.startTime) / 1e6
   const rows = (map: Map<string, number>, exclude: (k: string) => boolean = () => false) =>
-    [...map.entries()].filter(([k]) => !exclude(k)).sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, n]) => `  ${pct(n, busy)}  ${k}`).join('\n')
-  process.stdout.write(`\n=== ${basename(file)}: ${seconds.toFixed(1)} s profiled, ${total} samples, ${pct(idle, total).trim()} idle; percentages below are of the busy samples ===\n`)
+    [...map.entries()]
+      .filter(([k]) => !exclude(k))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([k, n]) => `  ${pct(n, busy)}  ${k}`)
+      .join('\n')
+  process.stdout.write(
+    `\n=== ${basename(file)}: ${seconds.toFixed(1)} s profiled, ${total} samples, ${pct(idle, total).trim()} idle; ` +
+      'percentages below are of the busy samples ===\n'
+  )
   process.stdout.write(`\n-- by package (self time) --\n${rows(packages)}\n`)
   process.stdout.write(`\n-- top ${top} functions by self time --\n${rows(self)}\n`)
-  process.stdout.write(`\n-- top ${top} functions by inclusive time --\n${rows(inclusive, (k) => k.startsWith('(root)') || k.startsWith('(program)'))}\n`)
+  process.stdout.write(
+    `\n-- top ${top} functions by inclusive time --\n${rows(inclusive, (k) => k.startsWith('(root)') || k.startsWith('(program)'))}\n`
+  )
 }

@@ -14,7 +14,18 @@ import { compareRevisions, compareScales, summarize, verdicts, type Measurement,
 import { prepareWorktree, resolveRevision, revisionName, type Revision } from './lib/revision.ts'
 import { readMemory, RssSampler } from './lib/rss.ts'
 import { spread } from './lib/stats.ts'
-import { baselineTargets, checkoutAt, CURRENT, SERVICE_BIN_PATH, TARGETS, TargetUnavailable, type SetupContext, type Store, type Target, type TargetId } from './lib/targets.ts'
+import {
+  baselineTargets,
+  checkoutAt,
+  CURRENT,
+  SERVICE_BIN_PATH,
+  TARGETS,
+  TargetUnavailable,
+  type SetupContext,
+  type Store,
+  type Target,
+  type TargetId
+} from './lib/targets.ts'
 import { CREATE_BODY, LIST_PATH, LIST_STATUS_PATH, PAGES, requestPlan, WORKLOADS, type Workload } from './lib/workloads.ts'
 import { runWrk, wrkVersion } from './lib/wrk.ts'
 
@@ -69,9 +80,13 @@ function positiveInt(flag: string, raw: string | undefined, fallback: number, mi
 
 function list<T extends string>(flag: string, raw: string | undefined, known: readonly T[]): T[] {
   if (raw === undefined) return [...known]
-  const items = raw.split(',').map((s) => s.trim()).filter((s) => s !== '')
+  const items = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
   const unknown = items.filter((s) => !(known as readonly string[]).includes(s))
-  if (unknown.length > 0 || items.length === 0) fail(`--${flag}: unknown ${unknown.join(', ') || '(empty)'}; expected some of ${known.join(', ')}`)
+  if (unknown.length > 0 || items.length === 0)
+    fail(`--${flag}: unknown ${unknown.join(', ') || '(empty)'}; expected some of ${known.join(', ')}`)
   return items as T[]
 }
 
@@ -111,10 +126,17 @@ function parseOptions() {
   }
   const quick = parsed.quick === true
   const rounds = positiveInt('rounds', parsed.rounds, quick ? 1 : 5)
-  const scales = parsed.scales === undefined ? [1000, 1_000_000] : parsed.scales.split(',').map((s) => positiveInt('scales', s.trim(), 0, PAGES * 20))
-  const naiveSync = parsed['naive-sync']?.toUpperCase()
-  if (naiveSync !== undefined && naiveSync !== 'FULL' && naiveSync !== 'NORMAL') fail(`--naive-sync must be FULL or NORMAL (got ${JSON.stringify(parsed['naive-sync'])})`)
-  const targets = list('targets', parsed.targets, TARGETS.map((t) => t.id))
+  const scales =
+    parsed.scales === undefined ? [1000, 1_000_000] : parsed.scales.split(',').map((s) => positiveInt('scales', s.trim(), 0, PAGES * 20))
+  const naiveSyncText = parsed['naive-sync']?.toUpperCase()
+  if (naiveSyncText !== undefined && naiveSyncText !== 'FULL' && naiveSyncText !== 'NORMAL')
+    fail(`--naive-sync must be FULL or NORMAL (got ${JSON.stringify(parsed['naive-sync'])})`)
+  const naiveSync: 'FULL' | 'NORMAL' | undefined = naiveSyncText
+  const targets = list(
+    'targets',
+    parsed.targets,
+    TARGETS.map((t) => t.id)
+  )
   if (!targets.includes('ceiling')) targets.unshift('ceiling')
   let baseline: Revision | undefined
   if (parsed['baseline-rev'] !== undefined) {
@@ -123,7 +145,8 @@ function parseOptions() {
     } catch (error) {
       fail(`--baseline-rev: ${(error as Error).message}`)
     }
-    if (!targets.some((t) => TARGETS.find((x) => x.id === t)?.role === 'service')) fail('--baseline-rev compares the service with itself: --targets must include service-sqlite or service-pg')
+    if (!targets.some((t) => TARGETS.find((x) => x.id === t)?.role === 'service'))
+      fail('--baseline-rev compares the service with itself: --targets must include service-sqlite or service-pg')
   }
   return {
     quick,
@@ -133,11 +156,15 @@ function parseOptions() {
     connections: positiveInt('connections', parsed.connections, 50),
     scales: [...new Set(scales)].sort((a, b) => a - b),
     targets,
-    workloads: list('workloads', parsed.workloads, WORKLOADS.map((w) => w.id)),
+    workloads: list(
+      'workloads',
+      parsed.workloads,
+      WORKLOADS.map((w) => w.id)
+    ),
     startupRuns: positiveInt('startup-runs', parsed['startup-runs'], rounds),
     baseline,
     profile: parsed.profile === true,
-    naiveSynchronous: naiveSync as 'FULL' | 'NORMAL' | undefined,
+    naiveSynchronous: naiveSync,
     pin: parsed['no-pin'] !== true,
     realtime: parsed['no-realtime'] !== true,
     pgUrl: parsed['pg-url'] ?? process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
@@ -156,7 +183,10 @@ function cleanUp(): Promise<void> {
   cleaning ??= (async () => {
     await Promise.all([...servers].map((s) => stopChild(s, 3000)))
     for (const cleanup of cleanups.reverse()) {
-      await Promise.race([cleanup().catch((error: unknown) => log(`clean-up failed: ${(error as Error).message}`)), new Promise((resolve) => setTimeout(resolve, 15_000))])
+      await Promise.race([
+        cleanup().catch((error: unknown) => log(`clean-up failed: ${(error as Error).message}`)),
+        new Promise((resolve) => setTimeout(resolve, 15_000))
+      ])
     }
   })()
   return cleaning
@@ -191,7 +221,9 @@ function machine(wrk: string) {
     kernel: release(),
     node: process.version,
     loadGenerator: wrk,
-    loadAverageAtStart: loadavg().map((n) => n.toFixed(2)).join(' ')
+    loadAverageAtStart: loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')
   }
 }
 
@@ -209,11 +241,12 @@ interface Running {
 /** Node's compile-cache switches, passed on when set (`NODE_DISABLE_COMPILE_CACHE=1 npm run bench`). */
 function compileCacheEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
-  for (const name of ['NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE']) if (process.env[name] !== undefined) env[name] = process.env[name]
+  for (const name of ['NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE'])
+    if (process.env[name] !== undefined) env[name] = process.env[name]
   return env
 }
 
-async function startServer(target: Target, store: Store, core: Core, nodeFlags: string[]): Promise<{ child: Child, origin: string }> {
+async function startServer(target: Target, store: Store, core: Core, nodeFlags: string[]): Promise<{ child: Child; origin: string }> {
   const port = await freePort()
   const env = { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ...compileCacheEnv(), ...store.env }
   const child = startChild(target.id, process.execPath, [...nodeFlags, ...target.entry], { core, env, cwd: target.cwd })
@@ -253,14 +286,25 @@ async function sanityCheck(running: Running, paths: string[]): Promise<{ rateLim
     } catch {
       body = undefined
     }
-    if (answer.status !== status || !check(body)) throw new Error(`${target.id}: ${method} ${path} answered ${answer.status} ${answer.body.slice(0, 300)}`)
+    if (answer.status !== status || !check(body))
+      throw new Error(`${target.id}: ${method} ${path} answered ${answer.status} ${answer.body.slice(0, 300)}`)
     return answer
   }
   const isPage = (body: unknown) => Array.isArray(body) && body.length === 20
   const first = await expect(LIST_PATH, 'GET', 200, isPage)
-  await expect(LIST_STATUS_PATH, 'GET', 200, (b) => isPage(b) && (target.role === 'ceiling' || (b as Array<{ status: string }>).every((p) => p.status === 'available')))
+  await expect(
+    LIST_STATUS_PATH,
+    'GET',
+    200,
+    (b) => isPage(b) && (target.role === 'ceiling' || (b as Array<{ status: string }>).every((p) => p.status === 'available'))
+  )
   await expect(paths[paths.length - 1]!, 'GET', 200, Array.isArray)
-  await expect(`/v1/pets/${store.maxId}`, 'GET', 200, (b) => typeof b === 'object' && b !== null && (target.role === 'ceiling' || String((b as { id: unknown }).id) === String(store.maxId)))
+  await expect(
+    `/v1/pets/${store.maxId}`,
+    'GET',
+    200,
+    (b) => typeof b === 'object' && b !== null && (target.role === 'ceiling' || String((b as { id: unknown }).id) === String(store.maxId))
+  )
   await expect('/v1/pets', 'POST', 201, (b) => typeof b === 'object' && b !== null && 'id' in b)
   await store.trim()
   return { rateLimitHeaders: first.headers.has('x-ratelimit-limit') }
@@ -276,13 +320,21 @@ async function main(): Promise<void> {
   }
   const info = machine(wrk)
   const pin = options.pin && info.nproc >= 2 && canPin()
-  if (options.pin && !pin) log(`bench: WARNING: cannot pin (${info.nproc < 2 ? `only ${info.nproc} CPU` : 'taskset missing'}): server and load generator share the CPUs, ratios are less meaningful`)
+  if (options.pin && !pin)
+    log(
+      `bench: WARNING: cannot pin (${info.nproc < 2 ? `only ${info.nproc} CPU` : 'taskset missing'}): ` +
+        'server and load generator share the CPUs, ratios are less meaningful'
+    )
   // wrk at real-time priority: no other process on its core (a database's timers, the
   // machine's own agents) can hold it off the CPU while requests wait, which every target's
   // p99 would otherwise count as the server's latency. Kernel throttling keeps 5% of the core
   // for everything else.
   const realtime = options.realtime && canRunRealtime()
-  if (options.realtime && !realtime) log('bench: WARNING: cannot run wrk at real-time priority (chrt -f 1 needs root or CAP_SYS_NICE): p99 also counts the time other processes held wrk off its core')
+  if (options.realtime && !realtime)
+    log(
+      'bench: WARNING: cannot run wrk at real-time priority (chrt -f 1 needs root or CAP_SYS_NICE): ' +
+        'p99 also counts the time other processes held wrk off its core'
+    )
   const serverCore: Core = pin ? 0 : undefined
   const loadCore: Core = pin ? 1 : undefined
   pinSelf(loadCore)
@@ -290,7 +342,9 @@ async function main(): Promise<void> {
   const runId = `${Date.now().toString(36)}${process.pid.toString(36)}`
   const startedAt = new Date()
   const workloads = WORKLOADS.filter((w) => options.workloads.includes(w.id))
-  const defer = (cleanup: () => Promise<void>) => { cleanups.push(cleanup) }
+  const defer = (cleanup: () => Promise<void>) => {
+    cleanups.push(cleanup)
+  }
   const selected = TARGETS.filter((t) => options.targets.includes(t.id))
   const notes: string[] = []
   if (options.baseline !== undefined) {
@@ -298,14 +352,33 @@ async function main(): Promise<void> {
     // targets is listed right after the target of this checkout it is compared with.
     const { baseline } = options
     const checkout = checkoutAt(await prepareWorktree(ROOT, baseline, { needs: SERVICE_BIN_PATH, defer, log }))
-    for (const target of baselineTargets(checkout, baseline.short, options.targets)) selected.splice(selected.findIndex((t) => t.id === target.baselineOf) + 1, 0, target)
+    for (const target of baselineTargets(checkout, baseline.short, options.targets))
+      selected.splice(selected.findIndex((t) => t.id === target.baselineOf) + 1, 0, target)
     const flags = (f: string[]) => (f.length === 0 ? 'none' : f.join(' '))
-    notes.push(`The targets @${baseline.short} are the service at ${revisionName(baseline)}, commit ${baseline.commit}: a temporary worktree, \`npm ci --ignore-scripts\` and \`npm run build\` there, its own CLI for migrate and keys, seeded and run as this checkout's (Node flags of its CLI's shebang: ${flags(checkout.nodeFlags)}).`)
-    if (flags(checkout.nodeFlags) !== flags(CURRENT.nodeFlags)) log(`bench: NOTE: the CLI's Node flags differ: ${flags(CURRENT.nodeFlags)} here, ${flags(checkout.nodeFlags)} at ${baseline.short}; each runs with its own`)
+    notes.push(
+      `The targets @${baseline.short} are the service at ${revisionName(baseline)}, commit ${baseline.commit}: ` +
+        'a temporary worktree, `npm ci --ignore-scripts` and `npm run build` there, its own CLI for migrate and keys, ' +
+        `seeded and run as this checkout's (Node flags of its CLI's shebang: ${flags(checkout.nodeFlags)}).`
+    )
+    if (flags(checkout.nodeFlags) !== flags(CURRENT.nodeFlags))
+      log(
+        `bench: NOTE: the CLI's Node flags differ: ${flags(CURRENT.nodeFlags)} here, ` +
+          `${flags(checkout.nodeFlags)} at ${baseline.short}; each runs with its own`
+      )
   }
-  const infos = new Map<TargetId, TargetInfo>(selected.map((t) => [t.id, {
-    id: t.id, role: t.role, label: t.label, ...(t.baselineOf === undefined ? {} : { baselineOf: t.baselineOf, revision: options.baseline }), hwmMb: {}, seedMs: {}
-  }]))
+  const infos = new Map<TargetId, TargetInfo>(
+    selected.map((t) => [
+      t.id,
+      {
+        id: t.id,
+        role: t.role,
+        label: t.label,
+        ...(t.baselineOf === undefined ? {} : { baselineOf: t.baselineOf, revision: options.baseline }),
+        hwmMb: {},
+        seedMs: {}
+      }
+    ])
+  )
   const baseContext = { runId, pgUrl: options.pgUrl, redisUrl: options.redisUrl, naiveSynchronous: options.naiveSynchronous, defer }
   for (const target of selected) {
     const reason = await target.unavailable({ ...baseContext, dir: '' })
@@ -317,8 +390,12 @@ async function main(): Promise<void> {
   const profileDir = join(options.outDir, 'tmp', 'profiles')
   if (options.profile) mkdirSync(profileDir, { recursive: true })
 
-  log(`bench: ${options.quick ? 'SMOKE RUN (--quick), not a measurement: ' : ''}${options.rounds} round(s) × ${options.durationS} s per target and workload, ${options.connections} connections, ` +
-    `stores of ${options.scales.map((n) => n.toLocaleString('en-US')).join(' and ')} pets; servers on ${pin ? 'core 0' : 'any core'}, wrk on ${pin ? 'core 1' : 'any core'}`)
+  log(
+    `bench: ${options.quick ? 'SMOKE RUN (--quick), not a measurement: ' : ''}` +
+      `${options.rounds} round(s) × ${options.durationS} s per target and workload, ${options.connections} connections, ` +
+      `stores of ${options.scales.map((n) => n.toLocaleString('en-US')).join(' and ')} pets; ` +
+      `servers on ${pin ? 'core 0' : 'any core'}, wrk on ${pin ? 'core 1' : 'any core'}`
+  )
   log(`bench: ${info.cpuModel}, ${info.nproc} CPUs, ${info.node}, ${wrk}, load average ${info.loadAverageAtStart}`)
 
   const measurements: Measurement[] = []
@@ -367,7 +444,10 @@ async function main(): Promise<void> {
     // Servers, checked. An idle one costs the others nothing measurable: no timer of theirs runs more than once a second.
     for (const target of active) {
       const store = stores.get(target.id)!
-      const flags = options.profile && target.role === 'service' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${target.id}-${pets}-${runId}.cpuprofile`] : []
+      const flags =
+        options.profile && target.role === 'service'
+          ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${target.id}-${pets}-${runId}.cpuprofile`]
+          : []
       const { child, origin } = await startServer(target, store, serverCore, flags)
       try {
         await waitFor200(origin, LIST_PATH, store.key, { timeoutMs: 60_000, intervalMs: 20, exited: child.exited })
@@ -375,7 +455,8 @@ async function main(): Promise<void> {
         throw new Error(`${target.id} did not start: ${(error as Error).message}\n${child.output().trim().slice(-1000)}`, { cause: error })
       }
       const { paths, followed } = await collectPages(origin, LIST_PATH, store.key, PAGES)
-      if (target.role !== 'ceiling' && followed < PAGES - 1) log(`[${scale}] ${target.id}: only ${followed + 1} pages exist; page50 cycles through them`)
+      if (target.role !== 'ceiling' && followed < PAGES - 1)
+        log(`[${scale}] ${target.id}: only ${followed + 1} pages exist; page50 cycles through them`)
       const pagesFile = join(dir, `${target.id.replace('@', '-')}.pages`)
       writeFileSync(pagesFile, `${paths.join('\n')}\n`)
       const entry = { pets, target, store, child, origin, pagesFile }
@@ -390,7 +471,13 @@ async function main(): Promise<void> {
   }
 
   const load = (r: Running, workload: Workload, seconds: number) =>
-    runWrk(r.origin, requestPlan(workload.id, { maxId: r.store.maxId, pagesFile: r.pagesFile }), { key: r.store.key, seconds, connections: options.connections, core: loadCore, realtime })
+    runWrk(r.origin, requestPlan(workload.id, { maxId: r.store.maxId, pagesFile: r.pagesFile }), {
+      key: r.store.key,
+      seconds,
+      connections: options.connections,
+      core: loadCore,
+      realtime
+    })
 
   // A server that dies under load is reported with its last output and dropped from the run
   // (with its target at every store size, so no half-measured target is judged); the other
@@ -404,7 +491,8 @@ async function main(): Promise<void> {
       if (alive(r)) throw error
     }
     const code = await r.child.exited
-    const reason = `its server exited (${code}) during ${what} with ${r.pets.toLocaleString('en-US')} pets; last output: ${r.child.output().trim().split('\n').slice(-5).join(' | ').slice(-600) || '(none)'}`
+    const lastOutput = r.child.output().trim().split('\n').slice(-5).join(' | ').slice(-600) || '(none)'
+    const reason = `its server exited (${code}) during ${what} with ${r.pets.toLocaleString('en-US')} pets; last output: ${lastOutput}`
     infos.get(r.target.id)!.skipped = reason
     log(`[${r.pets.toLocaleString('en-US')}] ${r.target.id}: DROPPED: ${reason}`)
     for (const other of running.filter((o) => o.target.id === r.target.id)) {
@@ -437,12 +525,18 @@ async function main(): Promise<void> {
           if (!running.includes(r)) continue
           const sampler = new RssSampler(r.child.pid)
           let rssPeakMb = 0
-          const result = await survived(r, `${workload.id} round ${round}`, () => load(r, workload, options.durationS)).finally(() => { rssPeakMb = sampler.stop() })
+          const result = await survived(r, `${workload.id} round ${round}`, () => load(r, workload, options.durationS)).finally(() => {
+            rssPeakMb = sampler.stop()
+          })
           if (result === undefined) continue
           if (workload.id === 'create') await r.store.trim()
           measurements.push({ pets, round, workload: workload.id, target: r.target.id, rssPeakMb, ...pick(result) })
-          log(`[${pets.toLocaleString('en-US')} r${round}] ${workload.id.padEnd(11)} ${r.target.id.padEnd(idWidth)} ${Math.round(result.rps).toLocaleString('en-US').padStart(7)} req/s  ` +
-            `p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  RSS ${rssPeakMb.toFixed(0)} MB${result.errors > 0 ? `  ERRORS ${result.errors} (${result.non2xx} non-2xx)` : ''}`)
+          const rps = Math.round(result.rps).toLocaleString('en-US').padStart(7)
+          const errors = result.errors > 0 ? `  ERRORS ${result.errors} (${result.non2xx} non-2xx)` : ''
+          log(
+            `[${pets.toLocaleString('en-US')} r${round}] ${workload.id.padEnd(11)} ${r.target.id.padEnd(idWidth)} ${rps} req/s  ` +
+              `p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  RSS ${rssPeakMb.toFixed(0)} MB${errors}`
+          )
         }
       }
     }
@@ -462,21 +556,36 @@ async function main(): Promise<void> {
   const checks = verdicts({ summaries, scales, targets, startups, connections: options.connections })
   const kind = options.quick ? 'smoke' : 'full'
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`
+  const naiveSynchronous = options.naiveSynchronous ?? 'NORMAL (better-sqlite3 default under WAL: no fsync per commit)'
   notes.unshift(
-    'Ratios are per round (the target against the ceiling or the naive baseline measured seconds apart in the same round), then the median over rounds. ×ceil for p50/p99/RSS above 1 means slower or bigger than the ceiling. Every store size is measured in every round, so the cost of a larger store is also a per-round ratio.',
-    `The write workload's pets are deleted after each run of it, so every run sees the seeded store. RSS is the highest VmRSS sampled every 100 ms during the run; the PASS line for RSS also counts VmHWM over the server's whole life.`,
-    `wrk measures latency from the moment it sends a request (closed loop, ${options.connections} connections): a stalled server shows as fewer requests more than as a higher p99.`,
-    `The naive baseline commits with synchronous=${options.naiveSynchronous ?? 'NORMAL (better-sqlite3 default under WAL: no fsync per commit)'}; the service's embedded store commits with synchronous=FULL (an fsync per commit).`,
+    'Ratios are per round (the target against the ceiling or the naive baseline measured seconds apart in the same round), ' +
+      'then the median over rounds. ×ceil for p50/p99/RSS above 1 means slower or bigger than the ceiling. ' +
+      'Every store size is measured in every round, so the cost of a larger store is also a per-round ratio.',
+    "The write workload's pets are deleted after each run of it, so every run sees the seeded store. " +
+      'RSS is the highest VmRSS sampled every 100 ms during the run; ' +
+      "the PASS line for RSS also counts VmHWM over the server's whole life.",
+    `wrk measures latency from the moment it sends a request (closed loop, ${options.connections} connections): ` +
+      'a stalled server shows as fewer requests more than as a higher p99.',
+    `The naive baseline commits with synchronous=${naiveSynchronous}; ` +
+      "the service's embedded store commits with synchronous=FULL (an fsync per commit).",
     'PostgreSQL and Redis, when used, are not pinned: they share both cores with the server and the load generator.'
   )
-  if (targets.some((t) => t.rateLimitHeaders === false)) notes.push('WARNING: a service target answered without X-RateLimit-* headers: its rate limiter did not run.')
-  if (measurements.some((m) => m.errors > 0)) notes.push('(!) marks a target with socket errors, timeouts or non-2xx answers in some run: its figures are not trustworthy.')
+  if (targets.some((t) => t.rateLimitHeaders === false))
+    notes.push('WARNING: a service target answered without X-RateLimit-* headers: its rate limiter did not run.')
+  if (measurements.some((m) => m.errors > 0))
+    notes.push('(!) marks a target with socket errors, timeouts or non-2xx answers in some run: its figures are not trustworthy.')
   const report: Report = {
     title: options.quick ? 'Animal Store benchmark: SMOKE RUN (--quick), not a measurement' : 'Animal Store benchmark',
     preamble: [
       `Command: \`${command}\` (${startedAt.toISOString()})`,
-      `Machine: ${info.cpuModel}, ${info.nproc} CPUs, ${info.memoryGb} GiB, Linux ${info.kernel}, Node ${info.node}, ${wrk}; load average at start ${info.loadAverageAtStart}, at end ${loadavg().map((n) => n.toFixed(2)).join(' ')}`,
-      `Layout: ${pin ? 'every server pinned to core 0 (taskset -c 0), wrk and the harness to core 1' : 'NOT pinned'}${realtime ? ', wrk at real-time priority (chrt -f 1)' : ', wrk at normal priority'}; ${options.rounds} round(s) × ${options.durationS} s per target and workload after ${options.warmupS} s warm-up; ${options.connections} connections, 1 wrk thread`
+      `Machine: ${info.cpuModel}, ${info.nproc} CPUs, ${info.memoryGb} GiB, Linux ${info.kernel}, Node ${info.node}, ${wrk}; ` +
+        `load average at start ${info.loadAverageAtStart}, at end ${loadavg()
+          .map((n) => n.toFixed(2))
+          .join(' ')}`,
+      `Layout: ${pin ? 'every server pinned to core 0 (taskset -c 0), wrk and the harness to core 1' : 'NOT pinned'}` +
+        `${realtime ? ', wrk at real-time priority (chrt -f 1)' : ', wrk at normal priority'}; ` +
+        `${options.rounds} round(s) × ${options.durationS} s per target and workload after ${options.warmupS} s warm-up; ` +
+        `${options.connections} connections, 1 wrk thread`
     ],
     targets,
     summaries,
@@ -491,9 +600,28 @@ async function main(): Promise<void> {
   mkdirSync(options.outDir, { recursive: true })
   const jsonPath = join(options.outDir, `${kind}.json`)
   const mdPath = join(options.outDir, `${kind}.md`)
-  writeFileSync(jsonPath, `${JSON.stringify({ kind, title: report.title, command, startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), machine: info, settings: { ...options, pinned: pin, outDir: undefined }, workloads, targets, measurements, summaries, scales, beforeAfter: revisions, startups, verdicts: checks, notes }, null, 2)}\n`)
+  const results = {
+    kind,
+    title: report.title,
+    command,
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    machine: info,
+    settings: { ...options, pinned: pin, outDir: undefined },
+    workloads,
+    targets,
+    measurements,
+    summaries,
+    scales,
+    beforeAfter: revisions,
+    startups,
+    verdicts: checks,
+    notes
+  }
+  writeFileSync(jsonPath, `${JSON.stringify(results, null, 2)}\n`)
   writeFileSync(mdPath, renderMarkdown(report))
-  log(`\nbench: wrote ${relative(process.cwd(), jsonPath)} and ${relative(process.cwd(), mdPath)}${options.profile ? `; CPU profiles in ${relative(process.cwd(), profileDir)}` : ''}`)
+  const profiles = options.profile ? `; CPU profiles in ${relative(process.cwd(), profileDir)}` : ''
+  log(`\nbench: wrote ${relative(process.cwd(), jsonPath)} and ${relative(process.cwd(), mdPath)}${profiles}`)
 }
 
 function pick(result: Awaited<ReturnType<typeof runWrk>>) {

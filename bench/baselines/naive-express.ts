@@ -28,7 +28,12 @@ const listByStatus = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE status = ? AN
 const getById = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id = ?`)
 const insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING ${COLUMNS}`)
 
-interface PetRow { id: number, name: string, categoryId: number, status: string }
+interface PetRow {
+  id: number
+  name: string
+  categoryId: number
+  status: string
+}
 const STATUSES = ['available', 'pending', 'sold']
 
 function fail(res: Response, status: number, code: string, message: string): void {
@@ -48,12 +53,15 @@ app.use('/v1', (req: Request, res: Response, next: NextFunction) => {
 
 app.get('/v1/pets', (req: Request, res: Response) => {
   const limit = req.query.limit === undefined ? 20 : Number(req.query.limit)
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) return fail(res, 400, 'validation_failed', 'limit must be an integer from 1 to 100')
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    return fail(res, 400, 'validation_failed', 'limit must be an integer from 1 to 100')
   const status = req.query.status
-  if (status !== undefined && (typeof status !== 'string' || !STATUSES.includes(status))) return fail(res, 400, 'validation_failed', 'status must be available, pending or sold')
+  if (status !== undefined && (typeof status !== 'string' || !STATUSES.includes(status)))
+    return fail(res, 400, 'validation_failed', 'status must be available, pending or sold')
   let after = 0
-  if (req.query.cursor !== undefined) {
-    after = Number(Buffer.from(String(req.query.cursor), 'base64url').toString())
+  const cursor = req.query.cursor
+  if (cursor !== undefined) {
+    after = typeof cursor === 'string' ? Number(Buffer.from(cursor, 'base64url').toString()) : Number.NaN
     if (!Number.isInteger(after) || after < 0) return fail(res, 400, 'invalid_cursor', 'cursor is malformed')
   }
   const rows = (status === undefined ? listAll.all(after, limit + 1) : listByStatus.all(status, after, limit + 1)) as PetRow[]
@@ -67,18 +75,22 @@ app.get('/v1/pets', (req: Request, res: Response) => {
 
 app.post('/v1/pets', (req: Request, res: Response) => {
   const body = req.body as Record<string, unknown> | undefined
-  if (body === undefined || typeof body !== 'object' || body === null || Array.isArray(body)) return fail(res, 400, 'bad_request', 'the body must be a JSON object')
+  if (body === undefined || typeof body !== 'object' || body === null || Array.isArray(body))
+    return fail(res, 400, 'bad_request', 'the body must be a JSON object')
   const { name, categoryId, status = 'available' } = body
-  if (typeof name !== 'string' || name.trim() === '' || name.length > 200) return fail(res, 400, 'validation_failed', 'name must be a string of 1 to 200 characters')
-  if (typeof categoryId !== 'number' || !Number.isInteger(categoryId) || categoryId < 1) return fail(res, 400, 'validation_failed', 'categoryId must be a positive integer')
-  if (typeof status !== 'string' || !STATUSES.includes(status)) return fail(res, 400, 'validation_failed', 'status must be available, pending or sold')
+  if (typeof name !== 'string' || name.trim() === '' || name.length > 200)
+    return fail(res, 400, 'validation_failed', 'name must be a string of 1 to 200 characters')
+  if (typeof categoryId !== 'number' || !Number.isInteger(categoryId) || categoryId < 1)
+    return fail(res, 400, 'validation_failed', 'categoryId must be a positive integer')
+  if (typeof status !== 'string' || !STATUSES.includes(status))
+    return fail(res, 400, 'validation_failed', 'status must be available, pending or sold')
   const pet = insert.get(name, categoryId, status) as PetRow
   res.status(201).location(`${base}/pets/${pet.id}`).json(pet)
 })
 
 app.get('/v1/pets/:petId', (req: Request, res: Response) => {
   const id = Number(req.params.petId)
-  const pet = Number.isInteger(id) && id > 0 ? getById.get(id) as PetRow | undefined : undefined
+  const pet = Number.isInteger(id) && id > 0 ? (getById.get(id) as PetRow | undefined) : undefined
   if (pet === undefined) return fail(res, 404, 'not_found', 'no such pet')
   res.json(pet)
 })

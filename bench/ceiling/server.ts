@@ -5,7 +5,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 
 const STATUSES = ['available', 'pending', 'sold'] as const
-const pets = Array.from({ length: 20 }, (_, i) => ({ id: i + 1, name: `pet-${i + 1}`, categoryId: 1 + (i % 1000), status: STATUSES[i % 3] }))
+const pets = Array.from({ length: 20 }, (_, i) => ({
+  id: i + 1,
+  name: `pet-${i + 1}`,
+  categoryId: 1 + (i % 1000),
+  status: STATUSES[i % 3]
+}))
 const LIST = Buffer.from(JSON.stringify(pets))
 const ONE = Buffer.from(JSON.stringify(pets[0]))
 const JSON_TYPE = 'application/json; charset=utf-8'

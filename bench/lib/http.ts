@@ -19,10 +19,20 @@ export interface Answer {
 }
 
 /** One request with the bench key, bounded by `timeoutMs`. */
-export async function call(origin: string, path: string, key: string, init: { method?: string, body?: string, timeoutMs?: number } = {}): Promise<Answer> {
+export async function call(
+  origin: string,
+  path: string,
+  key: string,
+  init: { method?: string; body?: string; timeoutMs?: number } = {}
+): Promise<Answer> {
   const headers: Record<string, string> = { authorization: `Bearer ${key}` }
   if (init.body !== undefined) headers['content-type'] = 'application/json'
-  const response = await fetch(`${origin}${path}`, { method: init.method ?? 'GET', headers, body: init.body, signal: AbortSignal.timeout(Math.ceil(init.timeoutMs ?? 10_000)) })
+  const response = await fetch(`${origin}${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body,
+    signal: AbortSignal.timeout(Math.ceil(init.timeoutMs ?? 10_000))
+  })
   return { status: response.status, headers: response.headers, body: await response.text() }
 }
 
@@ -32,9 +42,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  * Polls `GET path` every `intervalMs` until it answers 200, `exited` settles, or `timeoutMs`
  * passes. Resolves with the moment (performance.now()) of the first 200.
  */
-export async function waitFor200(origin: string, path: string, key: string, options: { timeoutMs: number, intervalMs: number, exited: Promise<unknown> }): Promise<number> {
+export async function waitFor200(
+  origin: string,
+  path: string,
+  key: string,
+  options: { timeoutMs: number; intervalMs: number; exited: Promise<unknown> }
+): Promise<number> {
   let gone = false
-  void options.exited.then(() => { gone = true })
+  void options.exited.then(() => {
+    gone = true
+  })
   const deadline = performance.now() + options.timeoutMs
   let last = 'no answer yet'
   while (performance.now() < deadline) {
@@ -58,7 +75,12 @@ const NEXT_LINK = /<([^>]+)>\s*;\s*rel="?next"?/
  * that sends no links at all (the ceiling) gets synthetic cursor URLs of the same shape; a
  * store with fewer pages repeats the pages it has.
  */
-export async function collectPages(origin: string, firstPath: string, key: string, pages: number): Promise<{ paths: string[], followed: number }> {
+export async function collectPages(
+  origin: string,
+  firstPath: string,
+  key: string,
+  pages: number
+): Promise<{ paths: string[]; followed: number }> {
   const paths = [firstPath]
   let followed = 0
   for (let i = 1; i < pages; i++) {

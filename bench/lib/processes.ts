@@ -39,7 +39,12 @@ export function pinSelf(core: Core): void {
  * Starts a child, pinned with `taskset -c <core>` when a core is given (taskset execs the
  * command, so the pid is the command's own). Every child is killed when the harness exits.
  */
-export function startChild(name: string, command: string, args: string[], options: { core: Core, env: NodeJS.ProcessEnv, cwd?: string }): Child {
+export function startChild(
+  name: string,
+  command: string,
+  args: string[],
+  options: { core: Core; env: NodeJS.ProcessEnv; cwd?: string }
+): Child {
   const [file, argv] = options.core === undefined ? [command, args] : ['taskset', ['-c', String(options.core), command, ...args]]
   const child = spawn(file, argv, { env: options.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] })
   live.add(child)
@@ -48,8 +53,8 @@ export function startChild(name: string, command: string, args: string[], option
     output += chunk.toString('utf8')
     if (output.length > OUTPUT_KEEP * 2) output = output.slice(-OUTPUT_KEEP)
   }
-  child.stdout!.on('data', keep)
-  child.stderr!.on('data', keep)
+  child.stdout.on('data', keep)
+  child.stderr.on('data', keep)
   const exited = new Promise<number | string | null>((resolve) => {
     child.on('error', (error) => {
       output += `\n${error.message}`
@@ -69,7 +74,9 @@ export async function stopChild(child: Child, graceMs = 10_000): Promise<number 
   if (child.process.exitCode !== null || child.process.signalCode !== null) return child.exited
   child.process.kill('SIGTERM')
   let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), graceMs) })
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), graceMs)
+  })
   const first = await Promise.race([child.exited, timeout])
   clearTimeout(timer)
   if (first !== 'timeout') return first
@@ -90,14 +97,22 @@ export function killAllChildren(): void {
 }
 
 /** Runs a command to completion (bounded by `timeoutMs`, or killed when `signal` aborts) and returns its output. */
-export function runCommand(command: string, args: string[], options: { env: NodeJS.ProcessEnv, timeoutMs: number, cwd?: string, signal?: AbortSignal }): Promise<{ code: number | string | null, stdout: string, stderr: string }> {
+export function runCommand(
+  command: string,
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; timeoutMs: number; cwd?: string; signal?: AbortSignal }
+): Promise<{ code: number | string | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { env: options.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], signal: options.signal })
     live.add(child)
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8') })
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8') })
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8')
+    })
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8')
+    })
     const timer = setTimeout(() => {
       stderr += `\n(killed after ${options.timeoutMs} ms)`
       child.kill('SIGKILL')

@@ -1,7 +1,13 @@
 import { Redis } from 'ioredis'
 
 async function withRedis<T>(url: string, work: (redis: Redis) => Promise<T>): Promise<T> {
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false })
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false
+  })
   redis.on('error', () => {})
   await redis.connect()
   try {

@@ -25,17 +25,24 @@ const ratio = (s: Spread | undefined) => (s === undefined ? '' : times(s.median)
 const withRange = (s: Spread, f: (n: number) => string) => (s.n > 1 ? `${f(s.median)} (${f(s.min)}–${f(s.max)})` : f(s.median))
 const petsLabel = (n: number) => `${n.toLocaleString('en-US')} pets`
 
-type Table = { header: string[], rows: string[][], align?: Array<'l' | 'r'> }
+type Table = { header: string[]; rows: string[][]; align?: Array<'l' | 'r'> }
 
 function text(table: Table): string {
   const widths = table.header.map((h, i) => Math.max(h.length, ...table.rows.map((r) => (r[i] ?? '').length)))
-  const line = (cells: string[]) => cells.map((c, i) => ((table.align?.[i] ?? 'l') === 'r' ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd()
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => ((table.align?.[i] ?? 'l') === 'r' ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd()
   return [line(table.header), widths.map((w) => '-'.repeat(w)).join('  '), ...table.rows.map(line)].join('\n')
 }
 
 function markdown(table: Table): string {
   const line = (cells: string[]) => `| ${cells.map((c) => c.replaceAll('|', '\\|')).join(' | ')} |`
-  const rule = `|${table.header.map((_, i) => ((table.align?.[i] ?? 'l') === 'r' ? '---:' : '---')).map((r) => `${r}|`).join('')}`
+  const rule = `|${table.header
+    .map((_, i) => ((table.align?.[i] ?? 'l') === 'r' ? '---:' : '---'))
+    .map((r) => `${r}|`)
+    .join('')}`
   return [line(table.header), rule, ...table.rows.map(line)].join('\n')
 }
 
@@ -43,7 +50,9 @@ function mainTable(report: Report, pets: number): Table {
   const order = new Map(report.targets.map((t, i) => [t.id, i]))
   const rows: string[][] = []
   for (const workload of WORKLOADS) {
-    const forWorkload = report.summaries.filter((s) => s.pets === pets && s.workload === workload.id).sort((a, b) => order.get(a.target)! - order.get(b.target)!)
+    const forWorkload = report.summaries
+      .filter((s) => s.pets === pets && s.workload === workload.id)
+      .sort((a, b) => order.get(a.target)! - order.get(b.target)!)
     for (const s of forWorkload) {
       rows.push([
         workload.id,
@@ -70,11 +79,33 @@ function mainTable(report: Report, pets: number): Table {
 function scaleTable(report: Report): Table | undefined {
   if (report.scales.length === 0) return undefined
   const { small, large } = report.scales[0]!
-  const find = (c: ScaleComparison, pets: number) => report.summaries.find((s) => s.pets === pets && s.workload === c.workload && s.target === c.target)!
+  const find = (c: ScaleComparison, pets: number) =>
+    report.summaries.find((s) => s.pets === pets && s.workload === c.workload && s.target === c.target)!
   return {
-    header: ['workload', 'target', `req/s ${int(small)}`, `req/s ${int(large)}`, 'slowdown', '×ceil slowdown', `p50 ms ${int(small)}`, `p50 ms ${int(large)}`, `p99 ms ${int(small)}`, `p99 ms ${int(large)}`],
-    rows: report.scales.map((c) => [c.workload, c.target, int(find(c, small).rps.median), int(find(c, large).rps.median), `${c.rpsSlowdown.toFixed(2)}×`,
-      c.ceilingSlowdown === undefined ? '' : `${c.ceilingSlowdown.toFixed(2)}×`, ms(find(c, small).p50Ms.median), ms(find(c, large).p50Ms.median), ms(find(c, small).p99Ms.median), ms(find(c, large).p99Ms.median)]),
+    header: [
+      'workload',
+      'target',
+      `req/s ${int(small)}`,
+      `req/s ${int(large)}`,
+      'slowdown',
+      '×ceil slowdown',
+      `p50 ms ${int(small)}`,
+      `p50 ms ${int(large)}`,
+      `p99 ms ${int(small)}`,
+      `p99 ms ${int(large)}`
+    ],
+    rows: report.scales.map((c) => [
+      c.workload,
+      c.target,
+      int(find(c, small).rps.median),
+      int(find(c, large).rps.median),
+      `${c.rpsSlowdown.toFixed(2)}×`,
+      c.ceilingSlowdown === undefined ? '' : `${c.ceilingSlowdown.toFixed(2)}×`,
+      ms(find(c, small).p50Ms.median),
+      ms(find(c, large).p50Ms.median),
+      ms(find(c, small).p99Ms.median),
+      ms(find(c, large).p99Ms.median)
+    ]),
     align: ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']
   }
 }
@@ -82,16 +113,37 @@ function scaleTable(report: Report): Table | undefined {
 function revisionTable(report: Report): Table | undefined {
   if (report.revisions.length === 0) return undefined
   return {
-    header: ['pets', 'workload', 'target', 'req/s now', 'req/s before', 'now ÷ before (min–max)', 'p99 ms now', 'p99 ms before', 'now ÷ before (min–max)'],
-    rows: report.revisions.map((c) => [int(c.pets), c.workload, `${c.target}${c.errors > 0 ? ' (!)' : ''}`, int(c.rps.now), int(c.rps.before), c.rps.ratio === undefined ? '' : withRange(c.rps.ratio, times),
-      ms(c.p99Ms.now), ms(c.p99Ms.before), c.p99Ms.ratio === undefined ? '' : withRange(c.p99Ms.ratio, times)]),
+    header: [
+      'pets',
+      'workload',
+      'target',
+      'req/s now',
+      'req/s before',
+      'now ÷ before (min–max)',
+      'p99 ms now',
+      'p99 ms before',
+      'now ÷ before (min–max)'
+    ],
+    rows: report.revisions.map((c) => [
+      int(c.pets),
+      c.workload,
+      `${c.target}${c.errors > 0 ? ' (!)' : ''}`,
+      int(c.rps.now),
+      int(c.rps.before),
+      c.rps.ratio === undefined ? '' : withRange(c.rps.ratio, times),
+      ms(c.p99Ms.now),
+      ms(c.p99Ms.before),
+      c.p99Ms.ratio === undefined ? '' : withRange(c.p99Ms.ratio, times)
+    ]),
     align: ['r', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r']
   }
 }
 
 /** "before" as the heading names it: the revision as given and its short commit. */
 function revisionsOf(report: Report): string {
-  return [...new Map(report.targets.flatMap((t) => (t.revision === undefined ? [] : [[t.revision.commit, t.revision]]))).values()].map(revisionName).join(', ')
+  return [...new Map(report.targets.flatMap((t) => (t.revision === undefined ? [] : [[t.revision.commit, t.revision]]))).values()]
+    .map(revisionName)
+    .join(', ')
 }
 
 function startupTable(report: Report): Table | undefined {
@@ -108,10 +160,22 @@ function sections(report: Report, render: (t: Table) => string, heading: (h: str
   const petsList = [...new Set(report.summaries.map((s) => s.pets))].sort((a, b) => a - b)
   for (const pets of petsList) out.push(heading(`Throughput and latency, store of ${petsLabel(pets)}`), render(mainTable(report, pets)))
   const scales = scaleTable(report)
-  if (scales !== undefined) out.push(heading('Cost against store size (slowdown = small ÷ large per round, of req/s and of ×ceil, median over rounds; the verdict uses ×ceil)'), render(scales))
+  if (scales !== undefined)
+    out.push(
+      heading(
+        'Cost against store size (slowdown = small ÷ large per round, of req/s and of ×ceil, median over rounds; the verdict uses ×ceil)'
+      ),
+      render(scales)
+    )
   const revisions = revisionTable(report)
   if (revisions !== undefined) {
-    out.push(heading(`Before/after: this checkout ("now") against ${revisionsOf(report)} ("before"), now ÷ before per round, median over rounds (req/s above 1, p99 below 1: better now)`), render(revisions))
+    out.push(
+      heading(
+        `Before/after: this checkout ("now") against ${revisionsOf(report)} ("before"), now ÷ before per round, ` +
+          'median over rounds (req/s above 1, p99 below 1: better now)'
+      ),
+      render(revisions)
+    )
   }
   const startups = startupTable(report)
   if (startups !== undefined) out.push(heading('Start-up'), render(startups))
@@ -135,7 +199,8 @@ export function renderMarkdown(report: Report): string {
   if (skipped.length > 0) parts.push('', ...skipped.map((t) => `- **Skipped ${t.id}**: ${t.skipped}`))
   parts.push('', 'Targets:', '', ...report.targets.filter((t) => t.skipped === undefined).map((t) => `- \`${t.id}\`: ${t.label}`))
   parts.push(...sections(report, markdown, (h) => `\n## ${h}\n`))
-  if (report.verdicts.length > 0) parts.push('\n## Targets (ratios measured in this run)\n', '```', ...report.verdicts.map(verdictLine), '```')
+  if (report.verdicts.length > 0)
+    parts.push('\n## Targets (ratios measured in this run)\n', '```', ...report.verdicts.map(verdictLine), '```')
   if (report.notes.length > 0) parts.push('', ...report.notes.map((n) => `- ${n}`))
   return `${parts.join('\n')}\n`
 }

@@ -35,7 +35,7 @@ export interface Summary {
   p99Ms: Spread
   rssPeakMb: Spread
   /** Per-round ratio to the ceiling of the same round and workload, then its spread. */
-  vsCeiling: { rps?: Spread, p50Ms?: Spread, p99Ms?: Spread, rssPeakMb?: Spread }
+  vsCeiling: { rps?: Spread; p50Ms?: Spread; p99Ms?: Spread; rssPeakMb?: Spread }
   /** Per-round ratio of req/s to the naive baseline. */
   vsNaive: { rps?: Spread }
 }
@@ -67,9 +67,9 @@ export interface RevisionComparison {
   /** The same target at the baseline revision ("before"). */
   baseline: TargetId
   /** Medians over rounds of each, and per round now ÷ before, then its spread (above 1: more req/s now). */
-  rps: { now: number, before: number, ratio?: Spread }
+  rps: { now: number; before: number; ratio?: Spread }
   /** The same of p99 (below 1: a lower p99 now). */
-  p99Ms: { now: number, before: number, ratio?: Spread }
+  p99Ms: { now: number; before: number; ratio?: Spread }
   /** Socket errors, timeouts and non-2xx answers of either side. */
   errors: number
 }
@@ -164,10 +164,20 @@ export function compareScales(measurements: Measurement[], summaries: Summary[])
       raw.push(mineSmall / mineLarge)
       const ceilSmall = at(small, s.workload, 'ceiling', round)
       const ceilLarge = at(large, s.workload, 'ceiling', round)
-      if (s.target !== 'ceiling' && ceilSmall !== undefined && ceilLarge !== undefined && ceilSmall > 0) normalised.push((mineSmall / ceilSmall) / (mineLarge / ceilLarge))
+      if (s.target !== 'ceiling' && ceilSmall !== undefined && ceilLarge !== undefined && ceilSmall > 0)
+        normalised.push(mineSmall / ceilSmall / (mineLarge / ceilLarge))
     }
     const rpsSlowdown = spread(raw)?.median ?? s.rps.median / l.rps.median
-    out.push({ workload: s.workload, target: s.target, small, large, rpsSlowdown, ceilingSlowdown: spread(normalised)?.median, p50Growth: l.p50Ms.median / s.p50Ms.median, p99Growth: l.p99Ms.median / s.p99Ms.median })
+    out.push({
+      workload: s.workload,
+      target: s.target,
+      small,
+      large,
+      rpsSlowdown,
+      ceilingSlowdown: spread(normalised)?.median,
+      p50Growth: l.p50Ms.median / s.p50Ms.median,
+      p99Growth: l.p99Ms.median / s.p99Ms.median
+    })
   }
   return out
 }
@@ -199,11 +209,16 @@ export function compareRevisions(measurements: Measurement[], summaries: Summary
   }
   const workloadOrder = new Map(WORKLOADS.map((w, i) => [w.id, i]))
   const targetOrder = new Map(targets.map((t, i) => [t.id, i]))
-  return out.sort((a, b) => a.pets - b.pets || workloadOrder.get(a.workload)! - workloadOrder.get(b.workload)! || (targetOrder.get(a.target) ?? 0) - (targetOrder.get(b.target) ?? 0))
+  return out.sort(
+    (a, b) =>
+      a.pets - b.pets ||
+      workloadOrder.get(a.workload)! - workloadOrder.get(b.workload)! ||
+      (targetOrder.get(a.target) ?? 0) - (targetOrder.get(b.target) ?? 0)
+  )
 }
 
 /** The limits the service is held to, as ratios measured in the same run. */
-export const TARGET_LIMITS = {
+const TARGET_LIMITS = {
   listVsCeiling: 0.5,
   getVsCeiling: 0.5,
   createVsCeiling: 0.35,
@@ -216,7 +231,13 @@ export const TARGET_LIMITS = {
 
 const x = (n: number | undefined) => (n === undefined ? 'n/a' : `${n.toFixed(2)}×`)
 
-export function verdicts(options: { summaries: Summary[], scales: ScaleComparison[], targets: TargetInfo[], startups: Startup[], connections: number }): Verdict[] {
+export function verdicts(options: {
+  summaries: Summary[]
+  scales: ScaleComparison[]
+  targets: TargetInfo[]
+  startups: Startup[]
+  connections: number
+}): Verdict[] {
   const { summaries, scales, targets, startups, connections } = options
   const out: Verdict[] = []
   const L = TARGET_LIMITS
@@ -235,11 +256,36 @@ export function verdicts(options: { summaries: Summary[], scales: ScaleCompariso
         const detail = values.map(({ s, v }) => `${s.workload} ${x(v)}${s.errors > 0 ? ' (errors!)' : ''}`).join(', ')
         out.push({ ok, target: target.id, check: `${name} @ ${at}`, detail })
       }
-      check(`list ≥ ${L.listVsCeiling}× ceiling req/s`, mine.filter((s) => operationOf(s.workload) === 'list'), (s) => s.vsCeiling.rps?.median, (v) => v >= L.listVsCeiling)
-      check(`get ≥ ${L.getVsCeiling}× ceiling req/s`, mine.filter((s) => operationOf(s.workload) === 'get'), (s) => s.vsCeiling.rps?.median, (v) => v >= L.getVsCeiling)
-      check(`durable create ≥ ${L.createVsCeiling}× write ceiling req/s`, mine.filter((s) => operationOf(s.workload) === 'create'), (s) => s.vsCeiling.rps?.median, (v) => v >= L.createVsCeiling)
-      check(`p99 ≤ ${L.p99VsCeiling}× ceiling p99 at ${connections} connections`, mine, (s) => s.vsCeiling.p99Ms?.median, (v) => v <= L.p99VsCeiling)
-      check(`req/s ≥ ${L.vsNaive}× naive baseline`, mine, (s) => s.vsNaive.rps?.median, (v) => v >= L.vsNaive)
+      check(
+        `list ≥ ${L.listVsCeiling}× ceiling req/s`,
+        mine.filter((s) => operationOf(s.workload) === 'list'),
+        (s) => s.vsCeiling.rps?.median,
+        (v) => v >= L.listVsCeiling
+      )
+      check(
+        `get ≥ ${L.getVsCeiling}× ceiling req/s`,
+        mine.filter((s) => operationOf(s.workload) === 'get'),
+        (s) => s.vsCeiling.rps?.median,
+        (v) => v >= L.getVsCeiling
+      )
+      check(
+        `durable create ≥ ${L.createVsCeiling}× write ceiling req/s`,
+        mine.filter((s) => operationOf(s.workload) === 'create'),
+        (s) => s.vsCeiling.rps?.median,
+        (v) => v >= L.createVsCeiling
+      )
+      check(
+        `p99 ≤ ${L.p99VsCeiling}× ceiling p99 at ${connections} connections`,
+        mine,
+        (s) => s.vsCeiling.p99Ms?.median,
+        (v) => v <= L.p99VsCeiling
+      )
+      check(
+        `req/s ≥ ${L.vsNaive}× naive baseline`,
+        mine,
+        (s) => s.vsNaive.rps?.median,
+        (v) => v >= L.vsNaive
+      )
     }
     const flat = scales.filter((c) => c.target === target.id)
     if (flat.length > 0) {
@@ -249,7 +295,9 @@ export function verdicts(options: { summaries: Summary[], scales: ScaleCompariso
       out.push({
         ok,
         target: target.id,
-        check: `${c0.large.toLocaleString('en-US')} pets within ${L.largeStoreSlowdown}× of ${c0.small.toLocaleString('en-US')} (×ceil req/s, small ÷ large)`,
+        check:
+          `${c0.large.toLocaleString('en-US')} pets within ${L.largeStoreSlowdown}× of ` +
+          `${c0.small.toLocaleString('en-US')} (×ceil req/s, small ÷ large)`,
         detail: flat.map((c) => `${c.workload} ${x(c.ceilingSlowdown)} (raw ${x(c.rpsSlowdown)})`).join(', ')
       })
     }
@@ -257,11 +305,22 @@ export function verdicts(options: { summaries: Summary[], scales: ScaleCompariso
     const sampled = summaries.filter((s) => s.target === target.id).map((s) => s.rssPeakMb.max)
     const peak = Math.max(...peaks.map(([, v]) => v), ...sampled)
     if (Number.isFinite(peak)) {
-      out.push({ ok: peak <= L.rssMb, target: target.id, check: `peak RSS ≤ ${L.rssMb} MB`, detail: `${peak.toFixed(0)} MB (${peaks.map(([pets, v]) => `VmHWM ${v.toFixed(0)} MB @ ${Number(pets).toLocaleString('en-US')} pets`).join(', ')})` })
+      const hwm = peaks.map(([pets, v]) => `VmHWM ${v.toFixed(0)} MB @ ${Number(pets).toLocaleString('en-US')} pets`)
+      out.push({
+        ok: peak <= L.rssMb,
+        target: target.id,
+        check: `peak RSS ≤ ${L.rssMb} MB`,
+        detail: `${peak.toFixed(0)} MB (${hwm.join(', ')})`
+      })
     }
     const largest = startups.filter((s) => s.target === target.id).sort((a, b) => b.pets - a.pets)[0]
     if (largest !== undefined) {
-      out.push({ ok: largest.ms.median <= L.startupMs, target: target.id, check: `start-up to first served request ≤ ${L.startupMs} ms @ ${largest.pets.toLocaleString('en-US')} pets`, detail: `${largest.ms.median.toFixed(0)} ms median (${largest.ms.min.toFixed(0)}–${largest.ms.max.toFixed(0)})` })
+      out.push({
+        ok: largest.ms.median <= L.startupMs,
+        target: target.id,
+        check: `start-up to first served request ≤ ${L.startupMs} ms @ ${largest.pets.toLocaleString('en-US')} pets`,
+        detail: `${largest.ms.median.toFixed(0)} ms median (${largest.ms.min.toFixed(0)}–${largest.ms.max.toFixed(0)})`
+      })
     }
   }
   return out

@@ -25,7 +25,10 @@ const git = (repo: string, args: string[]) => spawnSync('git', args, { cwd: repo
 export function resolveRevision(repo: string, rev: string): Revision {
   if (rev.trim() === '' || rev.startsWith('-')) throw new Error(`not a revision: ${JSON.stringify(rev)}`)
   const commit = git(repo, ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`])
-  if (commit.status !== 0) throw new Error(`${JSON.stringify(rev)} names no commit of the repository at ${repo}${commit.stderr.trim() === '' ? '' : ` (${commit.stderr.trim()})`}`)
+  if (commit.status !== 0) {
+    const why = commit.stderr.trim() === '' ? '' : ` (${commit.stderr.trim()})`
+    throw new Error(`${JSON.stringify(rev)} names no commit of the repository at ${repo}${why}`)
+  }
   const full = commit.stdout.trim()
   const short = git(repo, ['rev-parse', '--short', full]).stdout.trim() || full.slice(0, 12)
   return { given: rev, commit: full, short }
@@ -38,7 +41,11 @@ export function resolveRevision(repo: string, rev: string): Revision {
  * The worktree is removed (`git worktree remove --force`) by the clean-up registered through
  * `defer`, which first stops a step still running.
  */
-export async function prepareWorktree(repo: string, revision: Revision, options: { needs: string, defer(cleanup: () => Promise<void>): void, log(line: string): void }): Promise<string> {
+export async function prepareWorktree(
+  repo: string,
+  revision: Revision,
+  options: { needs: string; defer(cleanup: () => Promise<void>): void; log(line: string): void }
+): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), `animal-store-bench-${revision.short}-`))
   const aborter = new AbortController()
   let running: Promise<unknown> = Promise.resolve()

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 
 /** Resident set size and its high-water mark of a live process, in KiB, from /proc. */
-export function readMemory(pid: number): { rssKb: number, hwmKb: number } | undefined {
+export function readMemory(pid: number): { rssKb: number; hwmKb: number } | undefined {
   let status: string
   try {
     status = readFileSync(`/proc/${pid}/status`, 'latin1')

@@ -89,7 +89,13 @@ export async function dropPgSchema(url: string, schema: string): Promise<void> {
 
 /** The tables the service created in `schema` (none means it ignored the search_path). */
 export async function pgTables(url: string, schema: string): Promise<string[]> {
-  return withPg(url, async (client) => (await client.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schema])).rows.map((r) => r.table_name))
+  return withPg(url, async (client) =>
+    (
+      await client.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [
+        schema
+      ])
+    ).rows.map((r) => r.table_name)
+  )
 }
 
 /**
@@ -98,18 +104,26 @@ export async function pgTables(url: string, schema: string): Promise<string[]> {
  */
 export async function seedPostgres(url: string, schema: string, pets: number): Promise<void> {
   await withPg(url, async (client) => {
-    const columns = await client.query<{ column_name: string, udt_schema: string, udt_name: string }>(
-      "SELECT column_name, udt_schema, udt_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'pets'", [schema])
+    const columns = await client.query<{ column_name: string; udt_schema: string; udt_name: string }>(
+      "SELECT column_name, udt_schema, udt_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'pets'",
+      [schema]
+    )
     const typed = (column: string, expression: string) => {
       const type = columns.rows.find((c) => c.column_name === column)
       if (type === undefined) throw new Error(`no ${schema}.pets.${column} column: the PostgreSQL schema is not the one this seeder knows`)
-      return type.udt_name === 'bytea' ? `convert_to(${expression}, 'UTF8')` : `(${expression})::${ident(type.udt_schema)}.${ident(type.udt_name)}`
+      return type.udt_name === 'bytea'
+        ? `convert_to(${expression}, 'UTF8')`
+        : `(${expression})::${ident(type.udt_schema)}.${ident(type.udt_name)}`
     }
     await client.query('BEGIN')
     try {
-      await client.query(`INSERT INTO ${ident(schema)}.pets (name, category_id, status)
-        SELECT ${typed('name', "'pet-' || i")}, ${typed('category_id', '1 + i % 1000')}, ${typed('status', "(ARRAY['sold', 'available', 'pending'])[1 + i % 3]")}
-        FROM generate_series(1, $1::bigint) AS i`, [pets])
+      await client.query(
+        `INSERT INTO ${ident(schema)}.pets (name, category_id, status)
+        SELECT ${typed('name', "'pet-' || i")}, ${typed('category_id', '1 + i % 1000')},
+          ${typed('status', "(ARRAY['sold', 'available', 'pending'])[1 + i % 3]")}
+        FROM generate_series(1, $1::bigint) AS i`,
+        [pets]
+      )
       await client.query('COMMIT')
     } catch (error) {
       await client.query('ROLLBACK')

@@ -5,9 +5,19 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runCommand } from './processes.ts'
 import { redisUnavailable, deleteRedisPrefix } from './redis.ts'
-import { createPgSchema, dropPgSchema, pgTables, postgresUnavailable, seedNaiveSqlite, seedPostgres, seedServiceSqlite, trimPostgres, trimSqlite } from './seed.ts'
+import {
+  createPgSchema,
+  dropPgSchema,
+  pgTables,
+  postgresUnavailable,
+  seedNaiveSqlite,
+  seedPostgres,
+  seedServiceSqlite,
+  trimPostgres,
+  trimSqlite
+} from './seed.ts'
 
-export type ServiceId = 'service-sqlite' | 'service-pg'
+type ServiceId = 'service-sqlite' | 'service-pg'
 /** `<service>@<short commit>`: the same service target at the `--baseline-rev` revision. */
 export type TargetId = 'ceiling' | 'naive' | ServiceId | `${ServiceId}@${string}`
 export type Role = 'ceiling' | 'baseline' | 'service'
@@ -20,7 +30,10 @@ export interface Checkout {
   root: string
   /** Its CLI, `packages/server/bin/animal-store.js`. */
   bin: string
-  /** The Node flags of the CLI's shebang (`#!/usr/bin/env -S node <flags>`): the service runs as `npm start` and `npx animal-store` run it. */
+  /**
+   * The Node flags of the CLI's shebang (`#!/usr/bin/env -S node <flags>`): the service runs
+   * as `npm start` and `npx animal-store` run it.
+   */
   nodeFlags: string[]
 }
 
@@ -60,7 +73,7 @@ export interface SetupContext {
   /** SQLite `synchronous` of the naive baseline; undefined keeps better-sqlite3's default (NORMAL under WAL). */
   naiveSynchronous: 'FULL' | 'NORMAL' | undefined
   /** Registers a clean-up that runs when the harness exits, however it exits (Ctrl-C included). */
-  defer(cleanup: () => Promise<void>): void
+  defer: (cleanup: () => Promise<void>) => void
 }
 
 export interface Target {
@@ -85,14 +98,22 @@ export class TargetUnavailable extends Error {}
 
 /** `animal-store <args>` as a user runs it, from `checkout`, against the store `env` points to. */
 async function serviceCli(checkout: Checkout, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  const run = await runCommand(process.execPath, [checkout.bin, ...args], { env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env }, timeoutMs: 120_000, cwd: checkout.root })
+  const run = await runCommand(process.execPath, [checkout.bin, ...args], {
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env },
+    timeoutMs: 120_000,
+    cwd: checkout.root
+  })
   if (run.code !== 0) throw new Error(`animal-store ${args.join(' ')} failed (${run.code}): ${run.stderr.trim() || run.stdout.trim()}`)
   return run.stdout
 }
 
 /** An enterprise key with limits no benchmark reaches, so the rate limiter runs but never refuses. */
 async function createServiceKey(checkout: Checkout, env: NodeJS.ProcessEnv): Promise<string> {
-  const out = await serviceCli(checkout, ['keys', 'create', '--plan', 'enterprise', '--per-minute', '100000000', '--per-day', '1000000000', '--name', 'bench', '--json'], env)
+  const out = await serviceCli(
+    checkout,
+    ['keys', 'create', '--plan', 'enterprise', '--per-minute', '100000000', '--per-day', '1000000000', '--name', 'bench', '--json'],
+    env
+  )
   return (JSON.parse(out) as { key: string }).key
 }
 
@@ -141,7 +162,7 @@ interface ServiceNaming {
 }
 
 /** The service on an embedded SQLite file, run from `checkout`'s CLI. */
-export function serviceSqliteTarget(checkout: Checkout, naming: ServiceNaming): Target {
+function serviceSqliteTarget(checkout: Checkout, naming: ServiceNaming): Target {
   return {
     id: naming.id,
     role: 'service',
@@ -167,7 +188,7 @@ function withSearchPath(url: string, schema: string): string {
 }
 
 /** The service on PostgreSQL + Redis, run from `checkout`'s CLI; skipped when either is unreachable. */
-export function servicePgTarget(checkout: Checkout, naming: ServiceNaming): Target {
+function servicePgTarget(checkout: Checkout, naming: ServiceNaming): Target {
   return {
     id: naming.id,
     role: 'service',
@@ -206,7 +227,10 @@ export function servicePgTarget(checkout: Checkout, naming: ServiceNaming): Targ
           throw new TargetUnavailable(`the service cannot migrate a PostgreSQL store yet: ${(error as Error).message}`, { cause: error })
         }
         const tables = await pgTables(pgUrl, schema)
-        if (!tables.includes('pets')) throw new TargetUnavailable(`the service did not create its tables in the schema named by search_path (${schema}): refusing to seed elsewhere`)
+        if (!tables.includes('pets'))
+          throw new TargetUnavailable(
+            `the service did not create its tables in the schema named by search_path (${schema}): refusing to seed elsewhere`
+          )
         const seedMs = await timed(() => seedPostgres(pgUrl, schema, pets))
         const key = await createServiceKey(checkout, env)
         return { env, key, maxId: pets, seedMs, trim: () => trimPostgres(pgUrl, schema, pets), dispose }
@@ -230,5 +254,7 @@ export const TARGETS: Target[] = [ceiling, naive, ...SERVICES.map((s) => s.make(
  * one for each service target of this checkout among `ids`: `service-sqlite@<short>` and so on.
  */
 export function baselineTargets(checkout: Checkout, short: string, ids: readonly TargetId[]): Target[] {
-  return SERVICES.filter((s) => ids.includes(s.id)).map((s) => s.make(checkout, { id: `${s.id}@${short}`, label: `${s.label}, at ${short}`, baselineOf: s.id, storeTag: short }))
+  return SERVICES.filter((s) => ids.includes(s.id)).map((s) =>
+    s.make(checkout, { id: `${s.id}@${short}`, label: `${s.label}, at ${short}`, baselineOf: s.id, storeTag: short })
+  )
 }

@@ -20,15 +20,18 @@ export interface LoadResult {
 
 /** How the load generator builds its requests (see wrk/workload.lua). */
 export type RequestPlan =
-  | { mode: 'static', method: 'GET' | 'POST', path: string, body?: string }
-  | { mode: 'paths', pathsFile: string }
-  | { mode: 'random-id', prefix: string, maxId: number }
+  | { mode: 'static'; method: 'GET' | 'POST'; path: string; body?: string }
+  | { mode: 'paths'; pathsFile: string }
+  | { mode: 'random-id'; prefix: string; maxId: number }
 
 /** The installed wrk's version line, or undefined when wrk is missing. */
 export function wrkVersion(): string | undefined {
   const result = spawnSync('wrk', ['--version'], { encoding: 'utf8' })
   if (result.error !== undefined) return undefined
-  return `${result.stdout}${result.stderr}`.split('\n')[0]?.replace(/\s*Copyright.*$/, '').trim()
+  return `${result.stdout}${result.stderr}`
+    .split('\n')[0]
+    ?.replace(/\s*Copyright.*$/, '')
+    .trim()
 }
 
 interface WrkLine {
@@ -49,7 +52,11 @@ interface WrkLine {
  * Runs wrk (one thread, `connections` keep-alive connections) against `origin` for `seconds`,
  * on `core` when given, and under the real-time FIFO scheduler when `realtime` (see run.ts).
  */
-export async function runWrk(origin: string, plan: RequestPlan, options: { key: string, seconds: number, connections: number, core: Core, realtime: boolean }): Promise<LoadResult> {
+export async function runWrk(
+  origin: string,
+  plan: RequestPlan,
+  options: { key: string; seconds: number; connections: number; core: Core; realtime: boolean }
+): Promise<LoadResult> {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, BENCH_KEY: options.key, BENCH_MODE: plan.mode }
   let url = `${origin}/`
   if (plan.mode === 'static') {
@@ -67,7 +74,8 @@ export async function runWrk(origin: string, plan: RequestPlan, options: { key: 
   const [command, ...args] = options.realtime ? ['chrt', '-f', '1', ...pinned] : pinned
   const run = await runCommand(command!, args, { env, timeoutMs: (options.seconds + 30) * 1000 })
   const line = /^BENCH_RESULT (\{.*\})$/m.exec(run.stdout)?.[1]
-  if (run.code !== 0 || line === undefined) throw new Error(`wrk failed (${run.code}): ${`${run.stdout}\n${run.stderr}`.trim().slice(-800)}`)
+  if (run.code !== 0 || line === undefined)
+    throw new Error(`wrk failed (${run.code}): ${`${run.stdout}\n${run.stderr}`.trim().slice(-800)}`)
   const r = JSON.parse(line) as WrkLine
   const seconds = r.durationUs / 1e6
   return {

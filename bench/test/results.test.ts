@@ -8,8 +8,28 @@ import type { WorkloadId } from '../lib/workloads.ts'
 const SMALL = 1000
 const LARGE = 1_000_000
 
-function measurement(pets: number, round: number, target: TargetId, rps: number, more: { p99Ms?: number, workload?: WorkloadId } = {}): Measurement {
-  return { pets, round, workload: more.workload ?? 'get', target, rps, p50Ms: 1, p90Ms: 1, p99Ms: more.p99Ms ?? 2, maxMs: 5, requests: rps * 6, errors: 0, non2xx: 0, rssPeakMb: 150 }
+function measurement(
+  pets: number,
+  round: number,
+  target: TargetId,
+  rps: number,
+  more: { p99Ms?: number; workload?: WorkloadId } = {}
+): Measurement {
+  return {
+    pets,
+    round,
+    workload: more.workload ?? 'get',
+    target,
+    rps,
+    p50Ms: 1,
+    p90Ms: 1,
+    p99Ms: more.p99Ms ?? 2,
+    maxMs: 5,
+    requests: rps * 6,
+    errors: 0,
+    non2xx: 0,
+    rssPeakMb: 150
+  }
 }
 
 /** One round: the ceiling and the service at both store sizes. */
@@ -68,7 +88,9 @@ describe('bench: cost against store size, per round', () => {
     const judge = (measurements: Measurement[]) => {
       const summaries = summarize(measurements)
       const targets = [{ id: 'service-sqlite' as const, role: 'service' as const, label: 'service', hwmMb: {}, seedMs: {} }]
-      const line = verdicts({ summaries, scales: compareScales(measurements, summaries), targets, startups: [], connections: 50 }).find((v) => v.check.includes('within 1.2×'))
+      const line = verdicts({ summaries, scales: compareScales(measurements, summaries), targets, startups: [], connections: 50 }).find(
+        (v) => v.check.includes('within 1.2×')
+      )
       assert.ok(line)
       return line
     }
@@ -90,7 +112,11 @@ const TARGETS: TargetInfo[] = [
 ]
 
 /** Rounds of the service now and at the baseline revision: [req/s, p99 ms] of each, per round. */
-function nowAndBefore(rounds: Array<{ now: [rps: number, p99Ms: number], before?: [rps: number, p99Ms: number] }>, pets = SMALL, workload: WorkloadId = 'get'): Measurement[] {
+function nowAndBefore(
+  rounds: Array<{ now: [rps: number, p99Ms: number]; before?: [rps: number, p99Ms: number] }>,
+  pets = SMALL,
+  workload: WorkloadId = 'get'
+): Measurement[] {
   return rounds.flatMap(({ now, before }, i) => [
     measurement(pets, i + 1, 'ceiling', 50_000, { workload }),
     measurement(pets, i + 1, 'service-sqlite', now[0], { p99Ms: now[1], workload }),
@@ -101,10 +127,16 @@ function nowAndBefore(rounds: Array<{ now: [rps: number, p99Ms: number], before?
 const compare = (measurements: Measurement[], targets = TARGETS) => compareRevisions(measurements, summarize(measurements), targets)
 
 describe('bench: before/after against the baseline revision, per round', () => {
-  test('now ÷ before is taken per round, then the median: the machine\'s speed between rounds moves both sides', () => {
+  test("now ÷ before is taken per round, then the median: the machine's speed between rounds moves both sides", () => {
     // The machine runs at 10k, 30k and 20k req/s in rounds 1 to 3; this checkout is 1.2×, 1.1× and
     // 0.9× the baseline revision in the same round. The ratio of the medians (18k ÷ 20k) would say 0.9×.
-    const [c, ...rest] = compare(nowAndBefore([{ now: [12_000, 2], before: [10_000, 2] }, { now: [33_000, 2], before: [30_000, 2] }, { now: [18_000, 2], before: [20_000, 2] }]))
+    const [c, ...rest] = compare(
+      nowAndBefore([
+        { now: [12_000, 2], before: [10_000, 2] },
+        { now: [33_000, 2], before: [30_000, 2] },
+        { now: [18_000, 2], before: [20_000, 2] }
+      ])
+    )
     assert.equal(rest.length, 0)
     assert.ok(c)
     assert.equal(c.target, 'service-sqlite')
@@ -118,8 +150,14 @@ describe('bench: before/after against the baseline revision, per round', () => {
     assert.equal(c.rps.before, 20_000)
   })
 
-  test('p99: now ÷ before per round (below 1: lower now), and each side\'s median', () => {
-    const [c] = compare(nowAndBefore([{ now: [20_000, 1], before: [20_000, 2] }, { now: [20_000, 3], before: [20_000, 3] }, { now: [20_000, 2], before: [20_000, 4] }]))
+  test("p99: now ÷ before per round (below 1: lower now), and each side's median", () => {
+    const [c] = compare(
+      nowAndBefore([
+        { now: [20_000, 1], before: [20_000, 2] },
+        { now: [20_000, 3], before: [20_000, 3] },
+        { now: [20_000, 2], before: [20_000, 4] }
+      ])
+    )
     assert.ok(c)
     assert.equal(c.p99Ms.ratio?.median.toFixed(4), '0.5000')
     assert.equal(c.p99Ms.now, 2)
@@ -139,12 +177,25 @@ describe('bench: before/after against the baseline revision, per round', () => {
       ...nowAndBefore([{ now: [30_000, 2], before: [20_000, 2] }], SMALL, 'get'),
       ...nowAndBefore([{ now: [15_000, 2], before: [10_000, 2] }], SMALL, 'list')
     ]
-    assert.deepEqual(compare(measurements).map((c) => `${c.pets} ${c.workload} ${c.rps.ratio?.median.toFixed(2)}`), ['1000 list 1.50', '1000 get 1.50', '1000000 get 0.80'])
-    assert.deepEqual(compare(measurements, TARGETS.filter((t) => t.baselineOf === undefined)), [])
+    assert.deepEqual(
+      compare(measurements).map((c) => `${c.pets} ${c.workload} ${c.rps.ratio?.median.toFixed(2)}`),
+      ['1000 list 1.50', '1000 get 1.50', '1000000 get 0.80']
+    )
+    assert.deepEqual(
+      compare(
+        measurements,
+        TARGETS.filter((t) => t.baselineOf === undefined)
+      ),
+      []
+    )
   })
 
   test('the report shows the baseline target in the main table, a before/after table, and the targets without issue numbers', () => {
-    const measurements = nowAndBefore([{ now: [12_000, 1], before: [10_000, 2] }, { now: [33_000, 1], before: [30_000, 2] }, { now: [18_000, 1], before: [20_000, 2] }])
+    const measurements = nowAndBefore([
+      { now: [12_000, 1], before: [10_000, 2] },
+      { now: [33_000, 1], before: [30_000, 2] },
+      { now: [18_000, 1], before: [20_000, 2] }
+    ])
     const summaries = summarize(measurements)
     const report: Report = {
       title: 'test',

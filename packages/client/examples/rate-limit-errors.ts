@@ -1,9 +1,14 @@
 // What a caller sees when it would rather fail fast than wait: with maxTotalWaitMs 0 the
 // client never sleeps, so the first 429 surfaces as an AnimalStoreError with Retry-After.
-// Run with a Free key (Node.js 22.18+ runs .ts files as they are): BASE_URL=http://127.0.0.1:8080/v1 API_KEY=as_live_... node rate-limit-errors.ts
+// Run with a Free key (Node.js 22.18+ runs .ts files as they are):
+//   BASE_URL=http://127.0.0.1:8080/v1 API_KEY=as_live_... node rate-limit-errors.ts
 import { AnimalStoreError, createClient } from '@animal-store/client'
 
-const client = createClient({ baseUrl: process.env.BASE_URL ?? 'http://127.0.0.1:8080/v1', apiKey: process.env.API_KEY ?? '', maxTotalWaitMs: 0 })
+const client = createClient({
+  baseUrl: process.env.BASE_URL ?? 'http://127.0.0.1:8080/v1',
+  apiKey: process.env.API_KEY ?? '',
+  maxTotalWaitMs: 0
+})
 
 for (let request = 1; request <= 2_000; request++) {
   try {

@@ -24,6 +24,21 @@ function constantCase(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()
 }
 
+/** Lines of the generated module stay within this (the repository's Prettier printWidth) wherever a list can be broken. */
+const MAX_LINE = 140
+
+/** `head` then the union of `members`: on one line when it fits, else one member a line, as Prettier lays it out. */
+function unionLines(head: string, members: string[]): string {
+  const line = `${head} ${members.join(' | ')}`
+  return line.length <= MAX_LINE ? line : `${head}\n${members.map((member) => `  | ${member}`).join('\n')}`
+}
+
+/** `head` then an array literal of `items`: on one line when it fits, else one item a line, as Prettier lays it out. */
+function arrayLines(head: string, items: string[]): string {
+  const line = `${head} [${items.join(', ')}]`
+  return line.length <= MAX_LINE ? line : `${head} [\n${items.map((item) => `  ${item}`).join(',\n')}\n]`
+}
+
 function jsdoc(lines: Array<string | undefined>, indent = ''): string {
   const text = lines.filter((line): line is string => line !== undefined && line !== '')
   if (text.length === 0) return ''
@@ -40,7 +55,7 @@ function refName(ref: string): string {
 function stringEnum(schema: Json): string[] | undefined {
   if (!Array.isArray(schema.enum)) return undefined
   if (!schema.enum.every((value) => typeof value === 'string')) throw new Error(`unsupported enum ${JSON.stringify(schema.enum)}`)
-  return schema.enum as string[]
+  return schema.enum
 }
 
 class Renderer {
@@ -68,11 +83,14 @@ class Renderer {
     if (schema.type === 'integer') return schema.format === 'int64' ? 'Int64' : 'number'
     if (schema.type === 'number') return 'number'
     if (schema.type === 'array') return `${this.type(schema.items as Json)}[]`
-    throw new Error(`unsupported schema ${JSON.stringify(schema, (_k, v) => typeof v === 'bigint' ? v.toString() : v)}`)
+    throw new Error(`unsupported schema ${JSON.stringify(schema, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`)
   }
 
   propertyDoc(schema: Json): Array<string | undefined> {
-    const int64 = schema.format === 'int64' ? `int64 from ${String(schema.minimum)} to ${String(schema.maximum)}: a \`number\` while safe, a \`bigint\` beyond` : undefined
+    const int64 =
+      schema.format === 'int64'
+        ? `int64 from ${String(schema.minimum)} to ${String(schema.maximum)}: a \`number\` while safe, a \`bigint\` beyond`
+        : undefined
     return [schema.description as string | undefined, int64]
   }
 
@@ -80,13 +98,18 @@ class Renderer {
     const type = typeName(name)
     const values = stringEnum(schema)
     if (values !== undefined) {
-      return `${jsdoc([schema.description as string | undefined])}export type ${type} = ${values.map(quote).join(' | ')}\n` +
-        `export const ${constantCase(type)}_VALUES: readonly ${type}[] = [${values.map(quote).join(', ')}]\n`
+      const quoted = values.map(quote)
+      return (
+        `${jsdoc([schema.description as string | undefined])}${unionLines(`export type ${type} =`, quoted)}\n` +
+        `${arrayLines(`export const ${constantCase(type)}_VALUES: readonly ${type}[] =`, quoted)}\n`
+      )
     }
     if (schema.type === 'object') {
       const required = new Set((schema.required as string[] | undefined) ?? [])
-      const properties = Object.entries(schema.properties as Record<string, Json>).map(([property, propertySchema]) =>
-        `${jsdoc(this.propertyDoc(propertySchema), '  ')}  ${property}${required.has(property) ? '' : '?'}: ${this.type(propertySchema)}\n`)
+      const properties = Object.entries(schema.properties as Record<string, Json>).map(([property, propertySchema]) => {
+        const optional = required.has(property) ? '' : '?'
+        return `${jsdoc(this.propertyDoc(propertySchema), '  ')}  ${property}${optional}: ${this.type(propertySchema)}\n`
+      })
       return `${jsdoc([schema.description as string | undefined])}export interface ${type} {\n${properties.join('')}}\n`
     }
     return `${jsdoc([schema.description as string | undefined])}export type ${type} = ${this.type(schema)}\n`
@@ -99,13 +122,14 @@ interface Operation {
   path: string
   deprecated?: boolean
   'x-sunset'?: string
-  parameters?: Array<{ name: string, in: string, schema: Json }>
+  parameters?: Array<{ name: string; in: string; schema: Json }>
 }
 
 function operationsOf(doc: Json): Operation[] {
   const operations: Operation[] = []
   for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
-    for (const [method, operation] of Object.entries(item)) operations.push({ ...(operation as unknown as Operation), method: method.toUpperCase(), path })
+    for (const [method, operation] of Object.entries(item))
+      operations.push({ ...(operation as unknown as Operation), method: method.toUpperCase(), path })
   }
   return operations
 }
@@ -116,14 +140,20 @@ function renderOperations(operations: Operation[]): string {
     if (op.deprecated === true) fields.push('deprecated: true', `sunset: ${quote(op['x-sunset'] ?? '')}`)
     return `  ${op.operationId}: { ${fields.join(', ')} }`
   })
-  return `/** The operations of the API, by operationId: method and path relative to the base address. */\nexport const OPERATIONS = {\n${entries.join(',\n')}\n} as const\n`
+  return (
+    '/** The operations of the API, by operationId: method and path relative to the base address. */\n' +
+    `export const OPERATIONS = {\n${entries.join(',\n')}\n} as const\n`
+  )
 }
 
 function renderPageSize(operations: Operation[]): string {
   const limit = operations.find((op) => op.operationId === 'listPets')?.parameters?.find((p) => p.name === 'limit' && p.in === 'query')
   if (limit === undefined) throw new Error('listPets has no limit query parameter')
   const { minimum, maximum, default: fallback } = limit.schema
-  return `/** The \`limit\` of listPets: the page sizes the service accepts and the one it uses when none is given. */\nexport const PAGE_SIZE = { minimum: ${String(minimum)}, maximum: ${String(maximum)}, default: ${String(fallback)} } as const\n`
+  return (
+    '/** The `limit` of listPets: the page sizes the service accepts and the one it uses when none is given. */\n' +
+    `export const PAGE_SIZE = { minimum: ${String(minimum)}, maximum: ${String(maximum)}, default: ${String(fallback)} } as const\n`
+  )
 }
 
 /** The whole generated module, for the OpenAPI document `doc` (int64 bounds may be bigint). */
@@ -134,9 +164,10 @@ export function renderApiTypes(doc: Json): string {
   const info = doc.info as { version: string }
   return [
     '// Generated from the OpenAPI document of @animal-store/contract by scripts/generate-api-types.ts.\n' +
-    '// Do not edit: run `npm run generate -w @animal-store/client`. A test fails when this file drifts.\n',
+      '// Do not edit: run `npm run generate -w @animal-store/client`. A test fails when this file drifts.\n',
     `/** The version of the interface these types describe. */\nexport const API_VERSION = ${quote(info.version)}\n`,
-    '/** An int64 value: a `number` while it is a safe JavaScript integer, a `bigint` beyond, never rounded. */\nexport type Int64 = number | bigint\n',
+    '/** An int64 value: a `number` while it is a safe JavaScript integer, a `bigint` beyond, never rounded. */\n' +
+      'export type Int64 = number | bigint\n',
     ...Object.entries(schemas).map(([name, schema]) => renderer.component(name, schema as Json)),
     renderOperations(operations),
     renderPageSize(operations)

@@ -53,8 +53,43 @@ export interface ErrorBody {
 }
 
 /** Machine-readable error code */
-export type ErrorCode = 'bad_request' | 'validation_failed' | 'invalid_cursor' | 'unauthorized' | 'not_found' | 'method_not_allowed' | 'request_timeout' | 'idempotency_key_in_use' | 'gone' | 'payload_too_large' | 'unsupported_media_type' | 'idempotency_key_reused' | 'rate_limited' | 'api_key_banned' | 'header_fields_too_large' | 'internal_error' | 'unavailable'
-export const ERROR_CODE_VALUES: readonly ErrorCode[] = ['bad_request', 'validation_failed', 'invalid_cursor', 'unauthorized', 'not_found', 'method_not_allowed', 'request_timeout', 'idempotency_key_in_use', 'gone', 'payload_too_large', 'unsupported_media_type', 'idempotency_key_reused', 'rate_limited', 'api_key_banned', 'header_fields_too_large', 'internal_error', 'unavailable']
+export type ErrorCode =
+  | 'bad_request'
+  | 'validation_failed'
+  | 'invalid_cursor'
+  | 'unauthorized'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'request_timeout'
+  | 'idempotency_key_in_use'
+  | 'gone'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'idempotency_key_reused'
+  | 'rate_limited'
+  | 'api_key_banned'
+  | 'header_fields_too_large'
+  | 'internal_error'
+  | 'unavailable'
+export const ERROR_CODE_VALUES: readonly ErrorCode[] = [
+  'bad_request',
+  'validation_failed',
+  'invalid_cursor',
+  'unauthorized',
+  'not_found',
+  'method_not_allowed',
+  'request_timeout',
+  'idempotency_key_in_use',
+  'gone',
+  'payload_too_large',
+  'unsupported_media_type',
+  'idempotency_key_reused',
+  'rate_limited',
+  'api_key_banned',
+  'header_fields_too_large',
+  'internal_error',
+  'unavailable'
+]
 
 /** The operations of the API, by operationId: method and path relative to the base address. */
 export const OPERATIONS = {

@@ -70,7 +70,8 @@ export class AnimalStoreClient {
 
   constructor(options: ClientOptions) {
     const { baseUrl, apiKey, fetch, timeoutMs, onDeprecation, sleep: sleepOption, random, ...policy } = options
-    if (typeof baseUrl !== 'string' || !/^https?:\/\//.test(baseUrl)) throw new TypeError('baseUrl must be an http(s) URL such as https://api.example.com/v1')
+    if (typeof baseUrl !== 'string' || !/^https?:\/\//.test(baseUrl))
+      throw new TypeError('baseUrl must be an http(s) URL such as https://api.example.com/v1')
     if (typeof apiKey !== 'string' || apiKey === '') throw new TypeError('apiKey is required')
     this.#transport = {
       baseUrl: baseUrl.replace(/\/+$/, ''),
@@ -81,7 +82,9 @@ export class AnimalStoreClient {
       timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS,
       sleep: sleepOption ?? sleep,
       random: random ?? Math.random,
-      onRateLimit: (state) => { this.#rateLimit = state }
+      onRateLimit: (state) => {
+        this.#rateLimit = state
+      }
     }
     this.#onDeprecation = onDeprecation ?? warnOncePerOperation()
   }
@@ -112,11 +115,11 @@ export class AnimalStoreClient {
    * Every pet, page after page, following the `next` links: `for await (const pet of client.allPets())`.
    * Pets created during the walk appear at most once, on a later page.
    */
-  async * allPets(params: AllPetsParams = {}, options: CallOptions = {}): AsyncGenerator<Pet, void, undefined> {
+  async *allPets(params: AllPetsParams = {}, options: CallOptions = {}): AsyncGenerator<Pet, void, undefined> {
     let cursor: string | undefined
     do {
       const page = await this.listPets({ status: params.status, limit: params.pageSize ?? PAGE_SIZE.maximum, cursor }, options)
-      yield * page.pets
+      yield* page.pets
       cursor = page.nextCursor ?? undefined
     } while (cursor !== undefined)
   }

@@ -34,6 +34,7 @@ export function warnOncePerOperation(): (notice: DeprecationNotice) => void {
     if (warned.has(notice.operation)) return
     warned.add(notice.operation)
     const sunset = notice.sunset === undefined ? 'soon' : `on ${notice.sunset.toISOString().slice(0, 10)}`
-    console.warn(`@animal-store/client: ${notice.operation} is deprecated and is removed ${sunset}; use ${notice.successor ?? 'its replacement'} instead`)
+    const successor = notice.successor ?? 'its replacement'
+    console.warn(`@animal-store/client: ${notice.operation} is deprecated and is removed ${sunset}; use ${successor} instead`)
   }
 }

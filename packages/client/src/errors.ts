@@ -51,21 +51,31 @@ const KNOWN_CODES = new Set<string>(ERROR_CODE_VALUES)
 // Only for error responses without our Error body (a proxy's HTML page, a truncated body).
 function codeForStatus(status: number): ErrorCode {
   switch (status) {
-    case 401: return 'unauthorized'
-    case 404: return 'not_found'
-    case 408: return 'request_timeout'
-    case 410: return 'gone'
-    case 413: return 'payload_too_large'
-    case 429: return 'rate_limited'
-    case 502: case 503: case 504: return 'unavailable'
-    default: return status >= 500 ? 'internal_error' : 'bad_request'
+    case 401:
+      return 'unauthorized'
+    case 404:
+      return 'not_found'
+    case 408:
+      return 'request_timeout'
+    case 410:
+      return 'gone'
+    case 413:
+      return 'payload_too_large'
+    case 429:
+      return 'rate_limited'
+    case 502:
+    case 503:
+    case 504:
+      return 'unavailable'
+    default:
+      return status >= 500 ? 'internal_error' : 'bad_request'
   }
 }
 
 /** The code and message of an error response: from its Error body, else from its status. */
-export function describeErrorResponse(status: number, text: string): { code: ErrorCode, message: string } {
+export function describeErrorResponse(status: number, text: string): { code: ErrorCode; message: string } {
   try {
-    const body = parseJson(text) as { code?: unknown, message?: unknown } | null
+    const body = parseJson(text) as { code?: unknown; message?: unknown } | null
     if (typeof body?.code === 'string' && KNOWN_CODES.has(body.code) && typeof body.message === 'string') {
       return { code: body.code as ErrorCode, message: body.message }
     }

@@ -1,5 +1,27 @@
-export { AnimalStoreClient, createClient, type AllPetsParams, type CallOptions, type ClientOptions, type CreatePetOptions, type ListPetsParams, type PetPage } from './client.ts'
-export { API_VERSION, ERROR_CODE_VALUES, OPERATIONS, PAGE_SIZE, PET_STATUS_VALUES, type ErrorBody, type ErrorCode, type Int64, type NewPet, type Pet, type Pets, type PetStatus } from './api-types.generated.ts'
+export {
+  AnimalStoreClient,
+  createClient,
+  type AllPetsParams,
+  type CallOptions,
+  type ClientOptions,
+  type CreatePetOptions,
+  type ListPetsParams,
+  type PetPage
+} from './client.ts'
+export {
+  API_VERSION,
+  ERROR_CODE_VALUES,
+  OPERATIONS,
+  PAGE_SIZE,
+  PET_STATUS_VALUES,
+  type ErrorBody,
+  type ErrorCode,
+  type Int64,
+  type NewPet,
+  type Pet,
+  type Pets,
+  type PetStatus
+} from './api-types.generated.ts'
 export type { DeprecationNotice } from './deprecation.ts'
 export { AnimalStoreError, AnimalStoreNetworkError } from './errors.ts'
 export type { RateLimitState, RateLimitWindow } from './rate-limit-state.ts'

@@ -61,16 +61,20 @@ function unquote(text: string): string {
 
 /** A Structured Field list (RFC 9651) of items with parameters, read leniently: `"minute";r=59;t=42, "day";r=880`. */
 export function parseStructuredList(value: string): ListMember[] {
-  return splitOutsideQuotes(value, ',').filter((member) => member.trim() !== '').map((member) => {
-    const [item = '', ...params] = splitOutsideQuotes(member, ';')
-    return {
-      name: unquote(item),
-      params: new Map(params.map((param) => {
-        const equals = param.indexOf('=')
-        return equals < 0 ? [param.trim(), '?1'] : [param.slice(0, equals).trim(), unquote(param.slice(equals + 1))]
-      }))
-    }
-  })
+  return splitOutsideQuotes(value, ',')
+    .filter((member) => member.trim() !== '')
+    .map((member) => {
+      const [item = '', ...params] = splitOutsideQuotes(member, ';')
+      return {
+        name: unquote(item),
+        params: new Map(
+          params.map((param) => {
+            const equals = param.indexOf('=')
+            return equals < 0 ? [param.trim(), '?1'] : [param.slice(0, equals).trim(), unquote(param.slice(equals + 1))]
+          })
+        )
+      }
+    })
 }
 
 function integer(value: string | null | undefined): number | undefined {

@@ -39,20 +39,17 @@ export function parseRetryAfter(value: string | null, now: number): number | und
 }
 
 /** A `setTimeout` sleep that ends early, rejecting with the signal's reason, when the signal aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted === true) {
-      reject(signal.reason)
-      return
-    }
-    const onAbort = () => {
+export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  signal?.throwIfAborted()
+  await new Promise<void>((resolve) => {
+    const wake = () => {
       clearTimeout(timer)
-      reject(signal!.reason)
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
+      signal?.removeEventListener('abort', wake)
       resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
+    }
+    const timer = setTimeout(wake, ms)
+    signal?.addEventListener('abort', wake, { once: true })
   })
+  // Woken by the abort: rejects with its reason, whatever it is (as fetch does), not only an Error.
+  signal?.throwIfAborted()
 }

@@ -38,7 +38,7 @@ export interface ApiResponse {
   attempts: number
 }
 
-type Outcome = { response: Response, text: string } | { networkError: unknown }
+type Outcome = { response: Response; text: string } | { networkError: unknown }
 
 function describeCause(error: unknown): string {
   if (!(error instanceof Error)) return String(error)
@@ -103,19 +103,32 @@ export async function send(options: TransportOptions, request: ApiRequest): Prom
         try {
           return { status: response.status, headers: response.headers, body: parseJson(text), attempts }
         } catch {
-          throw new AnimalStoreError({ code: 'internal_error', status: response.status, message: `the service answered ${response.status} with a body that is not JSON`, requestId, retryAfterMs: undefined, attempts })
+          throw new AnimalStoreError({
+            code: 'internal_error',
+            status: response.status,
+            message: `the service answered ${response.status} with a body that is not JSON`,
+            requestId,
+            retryAfterMs: undefined,
+            attempts
+          })
         }
       }
       retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now())
       const { code, message } = describeErrorResponse(response.status, text)
       failure = new AnimalStoreError({ code, status: response.status, message, requestId, retryAfterMs, attempts })
-      retryable = response.status === 429 || response.status === 503 ||
+      retryable =
+        response.status === 429 ||
+        response.status === 503 ||
         // Our own earlier attempt may still be running on the service after we gave up on it.
         (code === 'idempotency_key_in_use' && repeatable && attempts > 1)
       // Without Retry-After a ban's length is unknown, and trying again cannot help.
       if (code === 'api_key_banned' && retryAfterMs === undefined) retryable = false
     } else {
-      failure = new AnimalStoreNetworkError(`${request.method} ${url} failed: ${describeCause(outcome.networkError)}`, attempts, outcome.networkError)
+      failure = new AnimalStoreNetworkError(
+        `${request.method} ${url} failed: ${describeCause(outcome.networkError)}`,
+        attempts,
+        outcome.networkError
+      )
       retryable = true
     }
 

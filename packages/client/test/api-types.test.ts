@@ -2,14 +2,27 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import * as contract from '@animal-store/contract'
-import { AnimalStoreClient, ERROR_CODE_VALUES, OPERATIONS, PAGE_SIZE, PET_STATUS_VALUES, type ErrorBody, type ErrorCode, type Int64, type NewPet, type Pet, type PetStatus } from '../src/index.ts'
+import {
+  AnimalStoreClient,
+  ERROR_CODE_VALUES,
+  OPERATIONS,
+  PAGE_SIZE,
+  PET_STATUS_VALUES,
+  type ErrorBody,
+  type ErrorCode,
+  type Int64,
+  type NewPet,
+  type Pet,
+  type PetStatus
+} from '../src/index.ts'
 import { GENERATED_PATH, renderApiTypes } from '../scripts/api-types.ts'
 
 const generated = readFileSync(new URL(`../${GENERATED_PATH}`, import.meta.url), 'utf8')
-const REGENERATE = 'the client types drifted from the OpenAPI document: run `npm run generate -w @animal-store/client` and commit the result'
+const REGENERATE =
+  'the client types drifted from the OpenAPI document: run `npm run generate -w @animal-store/client` and commit the result'
 
 // Compile-time: `npm run typecheck` fails when the client's types and the contract's differ.
-type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
 const sameTypes: [
   Equal<Pet, contract.Pet>,
   Equal<NewPet, contract.NewPet>,
@@ -25,7 +38,10 @@ describe('client types come from the contract', () => {
   })
 
   test('and the committed openapi.json, the document the service serves', () => {
-    const committed = contract.parseJsonLossless(readFileSync(new URL('../../../openapi.json', import.meta.url), 'utf8')) as Record<string, unknown>
+    const committed = contract.parseJsonLossless(readFileSync(new URL('../../../openapi.json', import.meta.url), 'utf8')) as Record<
+      string,
+      unknown
+    >
     assert.equal(generated, renderApiTypes(committed), REGENERATE)
   })
 
@@ -33,14 +49,22 @@ describe('client types come from the contract', () => {
     assert.ok(sameTypes.every(Boolean))
     assert.deepEqual(ERROR_CODE_VALUES, contract.ERROR_CODES)
     assert.deepEqual(PET_STATUS_VALUES, contract.PET_STATUSES)
-    assert.deepEqual(PAGE_SIZE, { minimum: contract.PAGE_LIMIT_MIN, maximum: contract.PAGE_LIMIT_MAX, default: contract.PAGE_LIMIT_DEFAULT })
+    assert.deepEqual(PAGE_SIZE, {
+      minimum: contract.PAGE_LIMIT_MIN,
+      maximum: contract.PAGE_LIMIT_MAX,
+      default: contract.PAGE_LIMIT_DEFAULT
+    })
     assert.equal(OPERATIONS.getPet.sunset, contract.GET_PET_SUNSET.toISOString())
   })
 
   test('the client has a method for every operation of the document, and getPet is marked deprecated', () => {
     for (const op of contract.OPERATIONS) {
       assert.equal(typeof AnimalStoreClient.prototype[op.operationId as keyof AnimalStoreClient], 'function', op.operationId)
-      assert.deepEqual(OPERATIONS[op.operationId as keyof typeof OPERATIONS], { method: op.method, path: op.path, ...(op.deprecated === undefined ? {} : { deprecated: true, sunset: op.deprecated.sunset.toISOString() }) })
+      assert.deepEqual(OPERATIONS[op.operationId as keyof typeof OPERATIONS], {
+        method: op.method,
+        path: op.path,
+        ...(op.deprecated === undefined ? {} : { deprecated: true, sunset: op.deprecated.sunset.toISOString() })
+      })
     }
     const source = readFileSync(new URL('../src/client.ts', import.meta.url), 'utf8')
     assert.match(source, /@deprecated The service removes this operation on 2030-12-05[^]*?\n {2}async getPet\(/)

@@ -41,7 +41,10 @@ async function droppingProxy(t: TestContext, target: number, drops: number): Pro
       }
       client.write(chunk)
     })
-    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client]
+    ] as const) {
       from.on('error', () => to.destroy())
       from.on('close', () => to.destroy())
     }
@@ -79,6 +82,9 @@ describe('a create whose connection drops', () => {
     const app = await startApp(t)
     const proxy = await droppingProxy(t, Number(new URL(app.origin).port), 1)
     const { client } = clientOf(app, await unlimitedKey(app), { baseUrl: `http://127.0.0.1:${proxy.port}/v1`, maxRetries: 0 })
-    await assert.rejects(client.createPet({ name: 'Rex', categoryId: 1 }), (error: unknown) => error instanceof AnimalStoreNetworkError && error.attempts === 1)
+    await assert.rejects(
+      client.createPet({ name: 'Rex', categoryId: 1 }),
+      (error: unknown) => error instanceof AnimalStoreNetworkError && error.attempts === 1
+    )
   })
 })

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test'
 import { AnimalStoreError, AnimalStoreNetworkError, createClient, type FetchFunction } from '../src/index.ts'
 import { StorageUnavailableError, type PetStore, type Storage } from '../../server/src/storage/types.ts'
 import { freePort } from '../../server/test/helpers/temp.ts'
+import { until } from '../../server/test/helpers/wait.ts'
 import { clientOf, startApp, unlimitedKey, type TestApp } from './helpers/service.ts'
 
 // 50 s before the end of the minute (the Retry-After of a spent minute), as in the server's suites.
@@ -23,14 +24,27 @@ describe('retries on 429: waits as Retry-After says, within the promised attempt
     for (let i = 0; i < 150; i++) await client.createPet({ name: `pet ${i}`, categoryId: 1 })
 
     const refusals = sent.filter((r) => r.status === 429)
-    assert.deepEqual(refusals.map((r) => [r.code, r.retryAfter]), [['rate_limited', '50'], ['rate_limited', '60']])
+    assert.deepEqual(
+      refusals.map((r) => [r.code, r.retryAfter]),
+      [
+        ['rate_limited', '50'],
+        ['rate_limited', '60']
+      ]
+    )
     assert.equal(sent.length, 150 + refusals.length, 'one extra attempt per refusal, no more')
     assert.deepEqual(sleeps, [50_000, 60_000], 'each wait is exactly what Retry-After asked (it is longer than the backoff)')
     for (const [i, request] of sent.entries()) {
       if (request.status !== 429) continue
       const retry = sent[i + 1]!
-      assert.ok(retry.at >= request.at + Number(request.retryAfter) * 1000, `retry ${i + 1} came ${retry.at - request.at} ms after a Retry-After of ${request.retryAfter} s`)
-      assert.equal(retry.headers.get('idempotency-key'), request.headers.get('idempotency-key'), 'a retried create keeps its Idempotency-Key')
+      assert.ok(
+        retry.at >= request.at + Number(request.retryAfter) * 1000,
+        `retry ${i + 1} came ${retry.at - request.at} ms after a Retry-After of ${request.retryAfter} s`
+      )
+      assert.equal(
+        retry.headers.get('idempotency-key'),
+        request.headers.get('idempotency-key'),
+        'a retried create keeps its Idempotency-Key'
+      )
     }
     assert.equal((await app.storage.pets.page({ status: undefined, afterId: undefined, limit: 200 })).length, 150)
   })
@@ -40,22 +54,26 @@ describe('retries on 429: waits as Retry-After says, within the promised attempt
     const key = await app.key({ plan: 'free' })
     await spendMinute(app, key)
     // Time moves only once all 20 wait, so no request in flight slips into the next minute.
-    const waiting: Array<{ wake: number, resolve: () => void }> = []
+    const waiting: Array<{ wake: number; resolve: () => void }> = []
     const sleeps: number[] = []
     const { client, sent } = clientOf(app, key, {
       random: Math.random,
-      sleep: (ms) => new Promise<void>((resolve) => {
-        sleeps.push(ms)
-        waiting.push({ wake: app.clock.now() + ms, resolve })
-        if (waiting.length < 20) return
-        app.clock.set(Math.max(...waiting.map((w) => w.wake)))
-        for (const sleeper of waiting) sleeper.resolve()
-      })
+      sleep: (ms) =>
+        new Promise<void>((resolve) => {
+          sleeps.push(ms)
+          waiting.push({ wake: app.clock.now() + ms, resolve })
+          if (waiting.length < 20) return
+          app.clock.set(Math.max(...waiting.map((w) => w.wake)))
+          for (const sleeper of waiting) sleeper.resolve()
+        })
     })
     const pages = await Promise.all(Array.from({ length: 20 }, () => client.listPets()))
     assert.equal(pages.length, 20)
     assert.equal(sent.length, 40)
-    assert.deepEqual(sent.slice(0, 20).map((r) => r.code), Array(20).fill('rate_limited'))
+    assert.deepEqual(
+      sent.slice(0, 20).map((r) => r.code),
+      Array(20).fill('rate_limited')
+    )
     assert.ok(sent.slice(20).every((r) => r.status === 200 && r.at >= Date.parse('2026-06-15T12:01:00Z')))
     assert.deepEqual(sleeps, Array(20).fill(50_000), 'Retry-After (50 s) outweighs any jitter below the first ceiling')
   })
@@ -113,7 +131,10 @@ describe('retries on 429: waits as Retry-After says, within the promised attempt
     const patient = clientOf(app, key, { maxTotalWaitMs: 20 * 60_000 })
     assert.deepEqual(await patient.client.listPets(), { pets: [], nextCursor: null })
     assert.deepEqual(patient.sleeps, [banSeconds * 1000])
-    assert.deepEqual(patient.sent.map((r) => r.status), [429, 200])
+    assert.deepEqual(
+      patient.sent.map((r) => r.status),
+      [429, 200]
+    )
   })
 })
 
@@ -130,7 +151,14 @@ function flakyPages(failures: number): (storage: Storage) => Storage {
         return pets.page(query)
       }
     }
-    return { pets: flaky, keys: storage.keys, idempotency: storage.idempotency, migrate: () => storage.migrate(), ping: () => storage.ping(), close: () => storage.close() }
+    return {
+      pets: flaky,
+      keys: storage.keys,
+      idempotency: storage.idempotency,
+      migrate: () => storage.migrate(),
+      ping: () => storage.ping(),
+      close: () => storage.close()
+    }
   }
 }
 
@@ -139,7 +167,10 @@ describe('retries on 503 and network failures', () => {
     const app = await startApp(t, { compose: { wrapStorage: flakyPages(2) } })
     const { client, sent, sleeps } = clientOf(app, await unlimitedKey(app))
     assert.deepEqual(await client.listPets(), { pets: [], nextCursor: null })
-    assert.deepEqual(sent.map((r) => `${r.status} ${r.code ?? ''}`), ['503 unavailable', '503 unavailable', '200 '])
+    assert.deepEqual(
+      sent.map((r) => `${r.status} ${r.code ?? ''}`),
+      ['503 unavailable', '503 unavailable', '200 ']
+    )
     assert.deepEqual(sleeps, [5_000, 5_000])
   })
 
@@ -147,7 +178,8 @@ describe('retries on 503 and network failures', () => {
     const app = await startApp(t)
     let failures = 3
     const flaky: FetchFunction = async (input, init) => {
-      if (failures-- > 0) throw new TypeError('fetch failed', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) })
+      if (failures-- > 0)
+        throw new TypeError('fetch failed', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) })
       return fetch(input, init)
     }
     const { client, sent, sleeps } = clientOf(app, await unlimitedKey(app), { innerFetch: flaky, random: () => 0.999 })
@@ -159,7 +191,15 @@ describe('retries on 503 and network failures', () => {
   test('a refused connection, after the allowed retries, is an AnimalStoreNetworkError naming the cause', async () => {
     const port = await freePort()
     const sleeps: number[] = []
-    const client = createClient({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'as_live_x', maxRetries: 2, sleep: async (ms) => { sleeps.push(ms) }, random: () => 0 })
+    const client = createClient({
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      apiKey: 'as_live_x',
+      maxRetries: 2,
+      sleep: async (ms) => {
+        sleeps.push(ms)
+      },
+      random: () => 0
+    })
     await assert.rejects(client.listPets(), (error: unknown) => {
       assert.ok(error instanceof AnimalStoreNetworkError, String(error))
       assert.equal(error.attempts, 3)
@@ -171,14 +211,22 @@ describe('retries on 503 and network failures', () => {
 
   test('an attempt that gets no answer within timeoutMs counts as a network failure', async (t) => {
     const sockets = new Set<Socket>()
-    const silent = createServer((socket) => { sockets.add(socket) })
+    const silent = createServer((socket) => {
+      sockets.add(socket)
+    })
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
     t.after(() => {
       for (const socket of sockets) socket.destroy()
       silent.close()
     })
     const { port } = silent.address() as { port: number }
-    const client = createClient({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'as_live_x', timeoutMs: 100, maxRetries: 1, sleep: async () => {} })
+    const client = createClient({
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      apiKey: 'as_live_x',
+      timeoutMs: 100,
+      maxRetries: 1,
+      sleep: async () => {}
+    })
     const started = Date.now()
     await assert.rejects(client.listPets(), (error: unknown) => {
       assert.ok(error instanceof AnimalStoreNetworkError)
@@ -204,8 +252,18 @@ describe('retries on 503 and network failures', () => {
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
     t.after(() => proxy.close())
     const { port } = proxy.address() as { port: number }
-    const behindProxy = createClient({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'as_live_x', sleep: async () => assert.fail('no sleep') })
-    await assert.rejects(behindProxy.listPets(), { name: 'AnimalStoreError', code: 'internal_error', status: 500, attempts: 1, message: 'the service answered 500 without an Error body' })
+    const behindProxy = createClient({
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      apiKey: 'as_live_x',
+      sleep: async () => assert.fail('no sleep')
+    })
+    await assert.rejects(behindProxy.listPets(), {
+      name: 'AnimalStoreError',
+      code: 'internal_error',
+      status: 500,
+      attempts: 1,
+      message: 'the service answered 500 without an Error body'
+    })
     assert.equal(proxyHits, 1)
   })
 })
@@ -215,14 +273,21 @@ describe('AbortSignal', () => {
     const app = await startApp(t, { now: START })
     const key = await app.key({ plan: 'free' })
     await spendMinute(app, key)
-    // The real sleep: Retry-After is 50 s, so only the abort can end this test quickly.
+    // The real sleep: Retry-After is 50 s, so only the abort can end this test quickly. Its timer is
+    // watched (and still runs) so the abort comes once the client is waiting.
+    const timers = t.mock.method(globalThis, 'setTimeout')
     const { client, sent } = clientOf(app, key, { sleep: undefined })
     const controller = new AbortController()
     const reason = new Error('user gave up')
-    setTimeout(() => controller.abort(reason), 50)
-    const started = Date.now()
-    await assert.rejects(client.listPets({}, { signal: controller.signal }), (error) => error === reason)
-    assert.ok(Date.now() - started < 2_000)
+    const listing = client.listPets({}, { signal: controller.signal })
+    await until(() => timers.mock.calls.some((call) => call.arguments[1] === 50_000), {
+      timeoutMs: 5000,
+      what: 'the client to wait out the 50 s Retry-After'
+    })
+    const abortedAt = Date.now()
+    controller.abort(reason)
+    await assert.rejects(listing, (error) => error === reason)
+    assert.ok(Date.now() - abortedAt < 2_000)
     assert.equal(sent.length, 1)
   })
 

@@ -22,7 +22,10 @@ describe('client against the real service', () => {
     assert.deepEqual(await client.listPets({ limit: 1, cursor: first.nextCursor! }), { pets: [tom], nextCursor: null })
 
     assert.deepEqual(await client.getPet(tom.id), tom)
-    assert.deepEqual(sent.map((r) => `${r.method} ${r.status}`), ['POST 201', 'POST 201', 'GET 200', 'GET 200', 'GET 200', 'GET 200', 'GET 200'])
+    assert.deepEqual(
+      sent.map((r) => `${r.method} ${r.status}`),
+      ['POST 201', 'POST 201', 'GET 200', 'GET 200', 'GET 200', 'GET 200', 'GET 200']
+    )
     assert.ok(sent.every((r) => r.headers.get('authorization') === `Bearer ${key}` && r.headers.get('accept') === 'application/json'))
   })
 
@@ -42,7 +45,8 @@ describe('client against the real service', () => {
   test('allPets walks 250 pets in pages of 100 (and of 7), each once, in order', async (t) => {
     const app = await startApp(t)
     const created: Pet[] = []
-    for (let i = 0; i < 250; i++) created.push(await app.storage.pets.create({ name: `pet ${i}`, categoryId: 1 + (i % 3), status: i % 2 === 0 ? 'available' : 'sold' }))
+    for (let i = 0; i < 250; i++)
+      created.push(await app.storage.pets.create({ name: `pet ${i}`, categoryId: 1 + (i % 3), status: i % 2 === 0 ? 'available' : 'sold' }))
     const { client, sent } = clientOf(app, await unlimitedKey(app))
 
     const all: Pet[] = []
@@ -52,7 +56,10 @@ describe('client against the real service', () => {
 
     const sold: Pet[] = []
     for await (const pet of client.allPets({ status: 'sold', pageSize: 7 })) sold.push(pet)
-    assert.deepEqual(sold, created.filter((p) => p.status === 'sold'))
+    assert.deepEqual(
+      sold,
+      created.filter((p) => p.status === 'sold')
+    )
     assert.equal(sent.length, 3 + Math.ceil(125 / 7))
     assert.ok(sent.slice(3).every((r) => new URL(r.url).searchParams.get('status') === 'sold'))
   })
@@ -77,7 +84,10 @@ describe('client against the real service', () => {
     assert.equal(beyondSafe.categoryId, 9007199254740993n)
     const safe = await client.createPet({ name: 'safe', categoryId: 9007199254740991n })
     assert.equal(safe.categoryId, 9007199254740991, 'a safe value comes back as a number')
-    assert.deepEqual((await client.listPets()).pets.map((p) => p.categoryId), [9223372036854775807n, 9007199254740993n, 9007199254740991])
+    assert.deepEqual(
+      (await client.listPets()).pets.map((p) => p.categoryId),
+      [9223372036854775807n, 9007199254740993n, 9007199254740991]
+    )
 
     // The service assigns ids past 2^53 once its sequence is there.
     const db = new DatabaseSync(app.backendEnv.DATABASE_URL!.slice('sqlite:'.length), { timeout: 5000 })
@@ -107,11 +117,16 @@ describe('client against the real service', () => {
     assert.equal(notices[0]!.successor, `${app.base}/pets`)
 
     const warnings: unknown[][] = []
-    t.mock.method(console, 'warn', (...args: unknown[]) => { warnings.push(args) })
+    t.mock.method(console, 'warn', (...args: unknown[]) => {
+      warnings.push(args)
+    })
     const { client: defaults } = clientOf(app, await unlimitedKey(app), { onDeprecation: undefined })
     for (let i = 0; i < 3; i++) await defaults.getPet(pet.id)
     assert.equal(warnings.length, 1)
-    assert.match(String(warnings[0]![0]), /getPet is deprecated and is removed on 2030-12-05; use http:\/\/127\.0\.0\.1:\d+\/v1\/pets instead/)
+    assert.match(
+      String(warnings[0]![0]),
+      /getPet is deprecated and is removed on 2030-12-05; use http:\/\/127\.0\.0\.1:\d+\/v1\/pets instead/
+    )
   })
 
   test('the rate-limit state of the latest response: X-RateLimit-* and both RateLimit windows', async (t) => {

@@ -7,13 +7,15 @@ import { parseStructuredList, readRateLimit } from '../src/rate-limit-state.ts'
 
 describe('response headers the client reads', () => {
   test('RateLimit and RateLimit-Policy (Structured Field lists) merge into windows', () => {
-    const state = readRateLimit(new Headers({
-      'x-ratelimit-limit': '60',
-      'x-ratelimit-remaining': '0',
-      'x-ratelimit-reset': '1781524860',
-      'ratelimit-policy': '"minute";q=60;w=60, "day";q=1000;w=86400',
-      ratelimit: '"minute";r=0;t=42, "day";r=880;t=51234'
-    }))
+    const state = readRateLimit(
+      new Headers({
+        'x-ratelimit-limit': '60',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': '1781524860',
+        'ratelimit-policy': '"minute";q=60;w=60, "day";q=1000;w=86400',
+        ratelimit: '"minute";r=0;t=42, "day";r=880;t=51234'
+      })
+    )
     assert.deepEqual(state, {
       limit: 60,
       remaining: 0,
@@ -36,7 +38,8 @@ describe('response headers the client reads', () => {
   })
 
   test('Link: the next target among several links, whatever the parameter order or quoting', () => {
-    const link = '<https://api.example.com/v1/pets>; rel="successor-version", <https://api.example.com/docs>; rel="deprecation"; type="text/html"'
+    const link =
+      '<https://api.example.com/v1/pets>; rel="successor-version", <https://api.example.com/docs>; rel="deprecation"; type="text/html"'
     assert.equal(findLink(link, 'successor-version'), 'https://api.example.com/v1/pets')
     assert.equal(findLink(link, 'next'), undefined)
     assert.equal(findLink('<https://x/v1/pets?limit=5&cursor=abc>; rel="next"', 'next'), 'https://x/v1/pets?limit=5&cursor=abc')
@@ -46,19 +49,37 @@ describe('response headers the client reads', () => {
   })
 
   test('Deprecation (RFC 9745 @seconds) and Sunset (HTTP-date)', () => {
-    const notice = readDeprecation('getPet', new Headers({
-      deprecation: '@1767225600',
-      sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
-      link: '<https://api.example.com/v1/pets>; rel="successor-version"'
-    }))
-    assert.deepEqual(notice, { operation: 'getPet', deprecatedSince: new Date('2026-01-01T00:00:00Z'), sunset: new Date('2030-12-05T00:00:00Z'), successor: 'https://api.example.com/v1/pets' })
+    const notice = readDeprecation(
+      'getPet',
+      new Headers({
+        deprecation: '@1767225600',
+        sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
+        link: '<https://api.example.com/v1/pets>; rel="successor-version"'
+      })
+    )
+    assert.deepEqual(notice, {
+      operation: 'getPet',
+      deprecatedSince: new Date('2026-01-01T00:00:00Z'),
+      sunset: new Date('2030-12-05T00:00:00Z'),
+      successor: 'https://api.example.com/v1/pets'
+    })
     assert.equal(readDeprecation('getPet', new Headers()), undefined)
   })
 
   test('an error response without our Error body is described by its status', () => {
-    assert.deepEqual(describeErrorResponse(429, '{"code":"api_key_banned","message":"banned","status":429}'), { code: 'api_key_banned', message: 'banned' })
-    assert.deepEqual(describeErrorResponse(502, '<html>'), { code: 'unavailable', message: 'the service answered 502 without an Error body' })
+    assert.deepEqual(describeErrorResponse(429, '{"code":"api_key_banned","message":"banned","status":429}'), {
+      code: 'api_key_banned',
+      message: 'banned'
+    })
+    assert.deepEqual(describeErrorResponse(502, '<html>'), {
+      code: 'unavailable',
+      message: 'the service answered 502 without an Error body'
+    })
     assert.equal(describeErrorResponse(429, '').code, 'rate_limited')
-    assert.equal(describeErrorResponse(418, '{"code":"teapot","message":"no"}').code, 'bad_request', 'an unknown code is not passed off as a known one')
+    assert.equal(
+      describeErrorResponse(418, '{"code":"teapot","message":"no"}').code,
+      'bad_request',
+      'an unknown code is not passed off as a known one'
+    )
   })
 })

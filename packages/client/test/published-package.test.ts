@@ -13,7 +13,9 @@ const run = promisify(execFile)
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url))
 const REPO = fileURLToPath(new URL('../../..', import.meta.url))
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc')
-const EXAMPLES = readdirSync(join(PACKAGE, 'examples')).filter((name) => name.endsWith('.ts')).sort()
+const EXAMPLES = readdirSync(join(PACKAGE, 'examples'))
+  .filter((name) => name.endsWith('.ts'))
+  .sort()
 
 /**
  * A user's project in a temporary folder, with @animal-store/client installed as npm would
@@ -51,20 +53,25 @@ describe('the package as published', () => {
   })
 
   test('typechecks in a strict user project from its .d.ts alone (examples included)', async () => {
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        target: 'es2022',
-        module: 'nodenext',
-        moduleResolution: 'nodenext',
-        lib: ['es2022', 'dom'],
-        types: ['node'],
-        typeRoots: [join(REPO, 'node_modules', '@types')],
-        noEmit: true
-      },
-      include: ['examples']
-    }))
-    await run(process.execPath, [TSC, '-p', project]).catch((error: { stdout?: string }) => assert.fail(`user project does not typecheck:\n${error.stdout}`))
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          target: 'es2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          lib: ['es2022', 'dom'],
+          types: ['node'],
+          typeRoots: [join(REPO, 'node_modules', '@types')],
+          noEmit: true
+        },
+        include: ['examples']
+      })
+    )
+    await run(process.execPath, [TSC, '-p', project]).catch((error: { stdout?: string }) =>
+      assert.fail(`user project does not typecheck:\n${error.stdout}`)
+    )
   })
 
   for (const example of EXAMPLES) {
@@ -76,16 +83,27 @@ describe('the package as published', () => {
         env: { PATH: process.env.PATH ?? '', BASE_URL: app.base, API_KEY: apiKey },
         timeout: 30_000
       })
-      assert.match(stdout, {
-        'quickstart.ts': /created pet 1\n1\tRex\tavailable\n2\tTom\tsold\nlisted 2 pets\nrate limit: \d+ of \d+ left until 2026-06-15T12:01:00\.000Z\n/,
-        'exact-int64.ts': /got back 9223372036854775807 \(bigint\)[^]*got back 9007199254740993 \(bigint\)[^]*got back 42 \(number\)/,
-        'rate-limit-errors.ts': /^request 61: rate_limited, retry after 50 s\n {2}minute: 0 of 60 left, resets in 50 s\n {2}day: 940 of 1000 left, resets in 43190 s\n$/
-      }[example] ?? /./)
+      assert.match(
+        stdout,
+        {
+          'quickstart.ts':
+            /created pet 1\n1\tRex\tavailable\n2\tTom\tsold\nlisted 2 pets\nrate limit: \d+ of \d+ left until 2026-06-15T12:01:00\.000Z\n/,
+          'exact-int64.ts': /got back 9223372036854775807 \(bigint\)[^]*got back 9007199254740993 \(bigint\)[^]*got back 42 \(number\)/,
+          'rate-limit-errors.ts': new RegExp(
+            '^request 61: rate_limited, retry after 50 s\\n' +
+              '  minute: 0 of 60 left, resets in 50 s\\n' +
+              '  day: 940 of 1000 left, resets in 43190 s\\n$'
+          )
+        }[example] ?? /./
+      )
     })
   }
 
-  test('the README shows examples/quickstart.ts as it is', () => {
-    const readme = readFileSync(join(REPO, 'README.md'), 'utf8')
-    assert.ok(readme.includes(readFileSync(join(PACKAGE, 'examples', 'quickstart.ts'), 'utf8')), 'README.md must contain examples/quickstart.ts verbatim')
+  test("the client's README shows examples/quickstart.ts as it is", () => {
+    const readme = readFileSync(join(PACKAGE, 'README.md'), 'utf8')
+    assert.ok(
+      readme.includes(readFileSync(join(PACKAGE, 'examples', 'quickstart.ts'), 'utf8')),
+      'packages/client/README.md must contain examples/quickstart.ts verbatim'
+    )
   })
 })

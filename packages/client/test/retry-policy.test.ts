@@ -5,15 +5,28 @@ import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelay, sleep } from '../src
 
 describe('retry policy', () => {
   test('full jitter: a uniform draw below min(maxDelay, base * 2^retry), never below Retry-After', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 40 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), fc.option(fc.integer({ min: 0, max: 900_000 }), { nil: undefined }), (retry, random, retryAfterMs) => {
-      const delay = retryDelay(retry, retryAfterMs, DEFAULT_RETRY_POLICY, () => random)
-      const ceiling = Math.min(DEFAULT_RETRY_POLICY.maxDelayMs, DEFAULT_RETRY_POLICY.baseDelayMs * 2 ** retry)
-      assert.ok(delay >= (retryAfterMs ?? 0))
-      assert.ok(delay < Math.max(ceiling, (retryAfterMs ?? 0) + 1))
-      assert.ok(Number.isInteger(delay))
-    }))
-    assert.deepEqual([0, 1, 2, 3, 10].map((retry) => retryDelay(retry, undefined, DEFAULT_RETRY_POLICY, () => 0.5)), [250, 500, 1000, 2000, 10_000])
-    assert.equal(retryDelay(0, 50_000, DEFAULT_RETRY_POLICY, () => 0.99), 50_000)
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 40 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        fc.option(fc.integer({ min: 0, max: 900_000 }), { nil: undefined }),
+        (retry, random, retryAfterMs) => {
+          const delay = retryDelay(retry, retryAfterMs, DEFAULT_RETRY_POLICY, () => random)
+          const ceiling = Math.min(DEFAULT_RETRY_POLICY.maxDelayMs, DEFAULT_RETRY_POLICY.baseDelayMs * 2 ** retry)
+          assert.ok(delay >= (retryAfterMs ?? 0))
+          assert.ok(delay < Math.max(ceiling, (retryAfterMs ?? 0) + 1))
+          assert.ok(Number.isInteger(delay))
+        }
+      )
+    )
+    assert.deepEqual(
+      [0, 1, 2, 3, 10].map((retry) => retryDelay(retry, undefined, DEFAULT_RETRY_POLICY, () => 0.5)),
+      [250, 500, 1000, 2000, 10_000]
+    )
+    assert.equal(
+      retryDelay(0, 50_000, DEFAULT_RETRY_POLICY, () => 0.99),
+      50_000
+    )
   })
 
   test('Retry-After: delay-seconds or an HTTP-date; nothing for junk', () => {
@@ -28,6 +41,7 @@ describe('retry policy', () => {
   })
 
   test('sleep waits, and an abort ends it at once with the reason', async () => {
+    // The sleep itself is under test: 20 ms of real time passing is the point.
     const started = Date.now()
     await sleep(20)
     assert.ok(Date.now() - started >= 19)
@@ -36,5 +50,7 @@ describe('retry policy', () => {
     controller.abort(new Error('stop'))
     await assert.rejects(waiting, { message: 'stop' })
     await assert.rejects(sleep(60_000, AbortSignal.abort(new Error('already'))), { message: 'already' })
+    // The reason as given, even when it is not an Error (as fetch does).
+    await assert.rejects(sleep(60_000, AbortSignal.abort('not an Error')), (reason) => reason === 'not an Error')
   })
 })

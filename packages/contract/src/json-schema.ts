@@ -24,7 +24,7 @@ export function toJsonSchema(schema: unknown, options: JsonSchemaOptions = {}): 
   const replaced = options.replace?.(node)
   if (replaced !== undefined) return replaced
   const out: JsonObject = {}
-  const int64 = node[INT64_MARKER] as { minimum: bigint, maximum: bigint } | undefined
+  const int64 = node[INT64_MARKER] as { minimum: bigint; maximum: bigint } | undefined
   if (int64 !== undefined) {
     out.type = 'integer'
     out.format = 'int64'

@@ -19,7 +19,7 @@ function losslessReviver(this: unknown, _key: string, value: unknown, context?: 
  */
 export function parseJsonLossless(text: string): unknown {
   if (!MAYBE_UNSAFE_NUMBER.test(text)) return JSON.parse(text)
-  return JSON.parse(text, losslessReviver as (key: string, value: unknown) => unknown)
+  return JSON.parse(text, losslessReviver)
 }
 
 function bigintReplacer(_key: string, value: unknown): unknown {

@@ -28,25 +28,42 @@ function schemaOf(schema: TSchema, except?: TSchema): unknown {
 }
 
 function headersOf(names: readonly ResponseHeaderName[]): Record<string, unknown> {
-  return Object.fromEntries(names.map((name) => {
-    const spec = RESPONSE_HEADERS[name]
-    return [name, { description: spec.description, schema: schemaOf(spec.schema) }]
-  }))
+  return Object.fromEntries(
+    names.map((name) => {
+      const spec = RESPONSE_HEADERS[name]
+      return [name, { description: spec.description, schema: schemaOf(spec.schema) }]
+    })
+  )
 }
 
 function parametersOf(op: OperationSpec): unknown[] {
   const parameters: unknown[] = []
-  for (const [location, schema] of [['path', op.params], ['query', op.query]] as const) {
+  for (const [location, schema] of [
+    ['path', op.params],
+    ['query', op.query]
+  ] as const) {
     if (schema === undefined) continue
-    const object = schema as unknown as { properties: Record<string, TSchema>, required?: string[] }
+    const object = schema as unknown as { properties: Record<string, TSchema>; required?: string[] }
     for (const [name, property] of Object.entries(object.properties)) {
       const json = schemaOf(property) as { description?: string }
       const { description, ...rest } = json
-      parameters.push({ name, in: location, required: location === 'path' || (object.required ?? []).includes(name), description, schema: rest })
+      parameters.push({
+        name,
+        in: location,
+        required: location === 'path' || (object.required ?? []).includes(name),
+        description,
+        schema: rest
+      })
     }
   }
   for (const header of op.requestHeaders ?? []) {
-    parameters.push({ name: header.name, in: 'header', required: header.required ?? false, description: header.description, schema: schemaOf(header.schema) })
+    parameters.push({
+      name: header.name,
+      in: 'header',
+      required: header.required ?? false,
+      description: header.description,
+      schema: schemaOf(header.schema)
+    })
   }
   return parameters
 }
@@ -103,7 +120,9 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
     info: {
       title: 'Animal Store API',
       version: API_VERSION,
-      description: 'List, add and (deprecated) get the animals of a store. Every operation needs `Authorization: Bearer <API key>`. Rate limits by plan are reported on every response; see the error codes in `ErrorCode`.'
+      description:
+        'List, add and (deprecated) get the animals of a store. Every operation needs `Authorization: Bearer <API key>`. ' +
+        'Rate limits by plan are reported on every response; see the error codes in `ErrorCode`.'
     },
     servers,
     security: [{ bearerAuth: [] }],

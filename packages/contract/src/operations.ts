@@ -18,12 +18,12 @@ export interface OperationSpec {
   summary: string
   description: string
   tags: string[]
-  deprecated?: { sunset: Date, since: Date, replacement: string }
+  deprecated?: { sunset: Date; since: Date; replacement: string }
   params?: TSchema
   query?: TSchema
   body?: TSchema
   requestHeaders?: RequestHeaderSpec[]
-  success: { status: number, description: string, schema: TSchema, headers: ResponseHeaderName[] }
+  success: { status: number; description: string; schema: TSchema; headers: ResponseHeaderName[] }
   /** The error codes this operation answers with, beyond those every operation can give. */
   errors: ErrorCode[]
 }
@@ -33,7 +33,9 @@ export const COMMON_ERRORS: ErrorCode[] = ['unauthorized', 'rate_limited', 'api_
 
 export const IDEMPOTENCY_KEY_HEADER: RequestHeaderSpec = {
   name: 'Idempotency-Key',
-  description: '1 to 255 printable ASCII characters, scoped to the API key and kept 24 hours: the same key with the same body replays the first response and creates nothing',
+  description:
+    '1 to 255 printable ASCII characters, scoped to the API key and kept 24 hours: ' +
+    'the same key with the same body replays the first response and creates nothing',
   schema: Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' })
 }
 
@@ -46,7 +48,9 @@ export const listPets = {
   method: 'GET',
   path: '/pets',
   summary: 'List animals',
-  description: 'Animals in ascending id order, at most `limit` of them, optionally only those in one status. Paging is keyset-based: when more animals follow, the response carries `Link: <...>; rel="next"`; the last page carries none.',
+  description:
+    'Animals in ascending id order, at most `limit` of them, optionally only those in one status. ' +
+    'Paging is keyset-based: when more animals follow, the response carries `Link: <...>; rel="next"`; the last page carries none.',
   tags: ['Pets'],
   query: ListPetsQuery,
   success: { status: 200, description: 'A page of animals', schema: Pets, headers: ['Link'] },
@@ -58,12 +62,20 @@ export const createPet = {
   method: 'POST',
   path: '/pets',
   summary: 'Add an animal',
-  description: 'Creates an animal. `status` defaults to `available`. The body must be a JSON object sent as `application/json`, at most 16 KiB.',
+  description:
+    'Creates an animal. `status` defaults to `available`. The body must be a JSON object sent as `application/json`, at most 16 KiB.',
   tags: ['Pets'],
   body: NewPet,
   requestHeaders: [IDEMPOTENCY_KEY_HEADER],
   success: { status: 201, description: 'The animal, with its assigned id', schema: Pet, headers: ['Location', 'Idempotent-Replayed'] },
-  errors: ['bad_request', 'validation_failed', 'payload_too_large', 'unsupported_media_type', 'idempotency_key_in_use', 'idempotency_key_reused']
+  errors: [
+    'bad_request',
+    'validation_failed',
+    'payload_too_large',
+    'unsupported_media_type',
+    'idempotency_key_in_use',
+    'idempotency_key_reused'
+  ]
 } as const satisfies OperationSpec
 
 export const getPet = {
@@ -71,7 +83,8 @@ export const getPet = {
   method: 'GET',
   path: '/pets/{petId}',
   summary: 'Get an animal (deprecated)',
-  description: 'Deprecated: removed on 5 December 2030 (from then on it answers 410 gone). Use `GET /pets` with the `status` filter instead.',
+  description:
+    'Deprecated: removed on 5 December 2030 (from then on it answers 410 gone). Use `GET /pets` with the `status` filter instead.',
   tags: ['Pets'],
   deprecated: { since: GET_PET_DEPRECATED_SINCE, sunset: GET_PET_SUNSET, replacement: '/pets' },
   params: PetIdParams,

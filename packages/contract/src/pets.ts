@@ -24,7 +24,13 @@ export const NewPet = Type.Object(
   {
     name: PetName,
     categoryId: PositiveInt64({ description: 'Identifier of the category the animal belongs to' }),
-    status: Type.Optional(Type.Enum(PET_STATUSES, { description: 'Availability status; `available` when omitted', default: DEFAULT_PET_STATUS, 'x-rule': 'must be one of available, pending, sold' }))
+    status: Type.Optional(
+      Type.Enum(PET_STATUSES, {
+        description: 'Availability status; `available` when omitted',
+        default: DEFAULT_PET_STATUS,
+        'x-rule': 'must be one of available, pending, sold'
+      })
+    )
   },
   { additionalProperties: false, description: 'Request body for creating an animal' }
 )
@@ -50,18 +56,24 @@ export const PAGE_LIMIT_DEFAULT = 20
 
 export const ListPetsQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({
-      minimum: PAGE_LIMIT_MIN,
-      maximum: PAGE_LIMIT_MAX,
-      default: PAGE_LIMIT_DEFAULT,
-      description: 'Page size: a plain decimal integer from 1 to 100',
-      'x-rule': 'must be a plain decimal integer from 1 to 100'
-    })),
-    status: Type.Optional(Type.Enum(PET_STATUSES, { description: 'Only animals in this status', 'x-rule': 'must be one of available, pending, sold' })),
-    cursor: Type.Optional(Type.String({
-      description: 'Opaque cursor from the `next` link of the previous page; valid only with the same `status` filter',
-      'x-rule': 'must be a cursor from a next link'
-    }))
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: PAGE_LIMIT_MIN,
+        maximum: PAGE_LIMIT_MAX,
+        default: PAGE_LIMIT_DEFAULT,
+        description: 'Page size: a plain decimal integer from 1 to 100',
+        'x-rule': 'must be a plain decimal integer from 1 to 100'
+      })
+    ),
+    status: Type.Optional(
+      Type.Enum(PET_STATUSES, { description: 'Only animals in this status', 'x-rule': 'must be one of available, pending, sold' })
+    ),
+    cursor: Type.Optional(
+      Type.String({
+        description: 'Opaque cursor from the `next` link of the previous page; valid only with the same `status` filter',
+        'x-rule': 'must be a cursor from a next link'
+      })
+    )
   },
   { additionalProperties: false }
 )

@@ -12,11 +12,30 @@ function reference(text: string): number | bigint | undefined {
 }
 
 test('parsePositiveInt64 agrees with exact bigint parsing, leading zeros and both sides of 2^53 included', () => {
-  const edges = ['0', '1', '007', '000000000000000', '999999999999999', '1000000000000000', '9007199254740991', '9007199254740992',
-    '0009007199254740993', '9223372036854775807', '9223372036854775808', '99999999999999999999', '', '1e3', ' 1', '-1']
+  const edges = [
+    '0',
+    '1',
+    '007',
+    '000000000000000',
+    '999999999999999',
+    '1000000000000000',
+    '9007199254740991',
+    '9007199254740992',
+    '0009007199254740993',
+    '9223372036854775807',
+    '9223372036854775808',
+    '99999999999999999999',
+    '',
+    '1e3',
+    ' 1',
+    '-1'
+  ]
   for (const text of edges) assert.equal(parsePositiveInt64(text), reference(text), JSON.stringify(text))
-  fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 19n }), fc.nat({ max: 3 }), (value, zeros) => {
-    const text = '0'.repeat(zeros) + String(value)
-    assert.equal(parsePositiveInt64(text), reference(text))
-  }), { numRuns: 2000 })
+  fc.assert(
+    fc.property(fc.bigInt({ min: 0n, max: 10n ** 19n }), fc.nat({ max: 3 }), (value, zeros) => {
+      const text = '0'.repeat(zeros) + String(value)
+      assert.equal(parsePositiveInt64(text), reference(text))
+    }),
+    { numRuns: 2000 }
+  )
 })

@@ -8,7 +8,10 @@
 // (README "Performance"). Flags must be given at start, hence the shebang.
 const [major] = process.versions.node.split('.').map(Number)
 if (major < 24) {
-  process.stderr.write(`animal-store: needs Node.js >= 24 (this is ${process.version}); run it as \`npx animal-store\` or through an npm script, which use the pinned Node 24\n`)
+  process.stderr.write(
+    `animal-store: needs Node.js >= 24 (this is ${process.version}); ` +
+      'run it as `npx animal-store` or through an npm script, which use the pinned Node 24\n'
+  )
   process.exit(1)
 }
 // The module compile cache keeps V8's code cache (and for sources the type-stripped code) on

@@ -36,7 +36,11 @@ export async function buildBundle(outDir = resolve(PACKAGE_DIR, 'dist')): Promis
       metafile: true,
       logLevel: 'warning',
       // CommonJS dependencies that require() Node's own modules need a require in an ES module.
-      banner: { js: "import { createRequire as __animalStoreCreateRequire } from 'node:module'; const require = __animalStoreCreateRequire(import.meta.url);" }
+      banner: {
+        js:
+          "import { createRequire as __animalStoreCreateRequire } from 'node:module'; " +
+          'const require = __animalStoreCreateRequire(import.meta.url);'
+      }
     })
     const workspaceInputs = Object.keys(result.metafile.inputs)
       .filter((input) => !input.includes('node_modules/'))

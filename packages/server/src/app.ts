@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
-import type { Services } from './compose.ts'
+import type { Services } from './services.ts'
 import { createApiGuard, type ApiGuard } from './http/api-guard.ts'
 import { writeClientError } from './http/error-body.ts'
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.ts'
@@ -22,10 +22,12 @@ import { registerPetRoutes } from './routes/pets.ts'
  */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config, logger, metrics, speculation } = services
+  // Fastify's instance type follows its logger's: keep it the base one every plugin expects.
+  const loggerInstance: FastifyBaseLogger = logger
   // Bound once the guard exists; routing failures arrive before any hook runs.
   let guard: ApiGuard = () => undefined
   const app: FastifyInstance = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+    loggerInstance,
     // One line per request, written by the request log, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestId,

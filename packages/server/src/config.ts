@@ -1,8 +1,6 @@
 import { resolve } from 'node:path'
 
-export type DatabaseConfig =
-  | { kind: 'sqlite', path: string }
-  | { kind: 'postgres', url: string, pool: PostgresPoolConfig }
+export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; pool: PostgresPoolConfig }
 
 export interface PostgresPoolConfig {
   /** Connections per process (DATABASE_POOL_SIZE); several instances multiply it. */
@@ -29,7 +27,7 @@ export interface Config {
   /** Rendered list pages kept in memory (PAGE_CACHE_ENTRIES; 0 keeps none). */
   pageCacheEntries: number
   /** Slow-client protection: headers, then the whole request, must arrive within these. */
-  timeouts: { headersMs: number, requestMs: number, keepAliveMs: number }
+  timeouts: { headersMs: number; requestMs: number; keepAliveMs: number }
 }
 
 export class ConfigError extends Error {}
@@ -56,7 +54,8 @@ function httpUrl(env: Env, name: string): string | undefined {
   } catch {
     throw new ConfigError(`${name}=${JSON.stringify(raw)} is not a valid URL`)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name}=${JSON.stringify(raw)} must be an http:// or https:// URL`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError(`${name}=${JSON.stringify(raw)} must be an http:// or https:// URL`)
   return raw.replace(/\/+$/, '')
 }
 
@@ -86,7 +85,9 @@ function database(env: Env, cwd: string): DatabaseConfig {
     }
     return { kind: 'postgres', url: value, pool }
   }
-  throw new ConfigError(`DATABASE_URL has an unknown scheme: expected sqlite:<path> or postgres://... (got ${JSON.stringify(value.split(':')[0])})`)
+  throw new ConfigError(
+    `DATABASE_URL has an unknown scheme: expected sqlite:<path> or postgres://... (got ${JSON.stringify(value.split(':')[0])})`
+  )
 }
 
 function redis(raw: string | undefined): string | undefined {
@@ -106,7 +107,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const port = integer(env, 'PORT', 8080, 0, 65535)
   const host = env.HOST === undefined || env.HOST === '' ? '127.0.0.1' : env.HOST
   const logLevel = env.LOG_LEVEL === undefined || env.LOG_LEVEL === '' ? 'info' : env.LOG_LEVEL
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL=${JSON.stringify(logLevel)} is invalid: expected one of ${LOG_LEVELS.join(', ')}`)
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new ConfigError(`LOG_LEVEL=${JSON.stringify(logLevel)} is invalid: expected one of ${LOG_LEVELS.join(', ')}`)
   const urlHost = host.includes(':') ? `[${host}]` : host
   return {
     port,

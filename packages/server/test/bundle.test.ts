@@ -15,7 +15,7 @@ const ROOT = join(SERVER_DIR, '..', '..')
  * A copy of the CLI's launcher beside a bundle of its own, without the sources: it can only
  * run the bundle. Inside the repository, so the bundle finds node_modules as dist/ does.
  */
-async function bundledCli(t: TestContext): Promise<{ bin: string, dist: string }> {
+async function bundledCli(t: TestContext): Promise<{ bin: string; dist: string }> {
   mkdirSync(join(ROOT, 'test-output'), { recursive: true })
   const dir = mkdtempSync(join(ROOT, 'test-output', 'bundle-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
@@ -28,7 +28,7 @@ async function bundledCli(t: TestContext): Promise<{ bin: string, dist: string }
 }
 
 /** A dist/ with a manifest over one input file and an entry file, as the build leaves them. */
-function fakeDist(t: TestContext): { dist: string, input: string, builtAt: number } {
+function fakeDist(t: TestContext): { dist: string; input: string; builtAt: number } {
   const dir = tempDir(t)
   const dist = join(dir, 'dist')
   mkdirSync(dist)
@@ -45,9 +45,15 @@ describe('the bundle (scripts/build.ts), and the CLI choosing it or the sources 
     const { bin, dist } = await bundledCli(t)
     const manifest = JSON.parse(readFileSync(join(dist, BUNDLE_MANIFEST), 'utf8')) as BundleManifest
     for (const source of ['server/src/main.ts', 'server/src/app.ts', 'contract/src/pets.ts']) {
-      assert.ok(manifest.inputs.some((input) => input.endsWith(source)), `${source} is among the inputs`)
+      assert.ok(
+        manifest.inputs.some((input) => input.endsWith(source)),
+        `${source} is among the inputs`
+      )
     }
-    assert.ok(manifest.inputs.every((input) => !input.includes('node_modules/') || input.endsWith('node_modules/.package-lock.json')), 'dependencies are covered by npm\'s record, not file by file')
+    assert.ok(
+      manifest.inputs.every((input) => !input.includes('node_modules/') || input.endsWith('node_modules/.package-lock.json')),
+      "dependencies are covered by npm's record, not file by file"
+    )
 
     const [bundled, sources] = await Promise.all([runCli(['openapi'], {}, bin), runCli(['openapi'], {})])
     assert.equal(bundled.code, 0, bundled.stderr)
@@ -61,7 +67,11 @@ describe('the bundle (scripts/build.ts), and the CLI choosing it or the sources 
     const origin = `http://127.0.0.1:${port}`
     const server = await startServe(env, origin, bin)
     t.after(() => server.child.kill('SIGKILL'))
-    const response = await fetch(`${origin}/v1/pets`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"name":"Rex","categoryId":9007199254740993}' })
+    const response = await fetch(`${origin}/v1/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{"name":"Rex","categoryId":9007199254740993}'
+    })
     assert.equal(response.status, 201)
     assert.match(await response.text(), /"categoryId":9007199254740993/)
     const docs = await fetch(`${origin}/docs/swagger-ui.css`)
@@ -80,28 +90,32 @@ describe('the bundle (scripts/build.ts), and the CLI choosing it or the sources 
     assert.match(result.stderr, /Cannot find module '.*src\/main\.ts'/)
   })
 
-  test('freshBundle: the entry while every input is as old as the build; undefined when one is newer, gone, or the manifest or entry is not there', async (t) => {
-    const fresh = fakeDist(t)
-    assert.equal(freshBundle(fresh.dist), join(fresh.dist, BUNDLE_ENTRY))
+  test(
+    'freshBundle: the entry while every input is as old as the build; ' +
+      'undefined when one is newer, gone, or the manifest or entry is not there',
+    async (t) => {
+      const fresh = fakeDist(t)
+      assert.equal(freshBundle(fresh.dist), join(fresh.dist, BUNDLE_ENTRY))
 
-    const newer = fakeDist(t)
-    utimesSync(newer.input, new Date(newer.builtAt + 1), new Date(newer.builtAt + 1))
-    assert.equal(freshBundle(newer.dist), undefined)
+      const newer = fakeDist(t)
+      utimesSync(newer.input, new Date(newer.builtAt + 1), new Date(newer.builtAt + 1))
+      assert.equal(freshBundle(newer.dist), undefined)
 
-    const gone = fakeDist(t)
-    rmSync(gone.input)
-    assert.equal(freshBundle(gone.dist), undefined)
+      const gone = fakeDist(t)
+      rmSync(gone.input)
+      assert.equal(freshBundle(gone.dist), undefined)
 
-    const unreadable = fakeDist(t)
-    writeFileSync(join(unreadable.dist, BUNDLE_MANIFEST), '{"builtAt":')
-    assert.equal(freshBundle(unreadable.dist), undefined)
+      const unreadable = fakeDist(t)
+      writeFileSync(join(unreadable.dist, BUNDLE_MANIFEST), '{"builtAt":')
+      assert.equal(freshBundle(unreadable.dist), undefined)
 
-    const empty = fakeDist(t)
-    writeFileSync(join(empty.dist, BUNDLE_MANIFEST), JSON.stringify({ builtAt: Date.now(), inputs: [] }))
-    assert.equal(freshBundle(empty.dist), undefined)
+      const empty = fakeDist(t)
+      writeFileSync(join(empty.dist, BUNDLE_MANIFEST), JSON.stringify({ builtAt: Date.now(), inputs: [] }))
+      assert.equal(freshBundle(empty.dist), undefined)
 
-    const noEntry = fakeDist(t)
-    rmSync(join(noEntry.dist, BUNDLE_ENTRY))
-    assert.equal(freshBundle(noEntry.dist), undefined)
-  })
+      const noEntry = fakeDist(t)
+      rmSync(join(noEntry.dist, BUNDLE_ENTRY))
+      assert.equal(freshBundle(noEntry.dist), undefined)
+    }
+  )
 })

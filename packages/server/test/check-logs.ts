@@ -6,7 +6,15 @@ import { SENT_TWICE, WRITE_FAILED } from '../src/http/write-coalescing.ts'
 import { LOG_DIR } from './helpers/logs.ts'
 
 const files = readdirSync(LOG_DIR)
-const secrets = new Set(files.filter((f) => f.startsWith('issued-keys-')).flatMap((f) => readFileSync(LOG_DIR + f, 'utf8').split('\n').filter(Boolean)))
+const secrets = new Set(
+  files
+    .filter((f) => f.startsWith('issued-keys-'))
+    .flatMap((f) =>
+      readFileSync(LOG_DIR + f, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+    )
+)
 const logs = files.filter((f) => f.startsWith('service-') || f.startsWith('process-'))
 const text = logs.map((f) => readFileSync(LOG_DIR + f, 'utf8')).join('\n')
 const lines = text.split('\n').filter(Boolean).length

@@ -35,13 +35,33 @@ describe('animal-store CLI on PostgreSQL', { skip }, () => {
 
   test('keys create, list, revoke and unban work exactly as on SQLite', async (t) => {
     const env = await postgresEnv(t)
-    const created = await cliJson<Record<string, unknown>>(['keys', 'create', '--plan', 'enterprise', '--per-minute', '5000', '--per-day', '50', '--name', 'pg bot', '--expires-at', '2099-01-01T00:00:00.123Z', '--json'], env)
+    const created = await cliJson<Record<string, unknown>>(
+      [
+        'keys',
+        'create',
+        '--plan',
+        'enterprise',
+        '--per-minute',
+        '5000',
+        '--per-day',
+        '50',
+        '--name',
+        'pg bot',
+        '--expires-at',
+        '2099-01-01T00:00:00.123Z',
+        '--json'
+      ],
+      env
+    )
     assert.match(String(created.key), /^as_live_[0-9A-Za-z]{43}$/)
     assert.deepEqual(created.limits, { perMinute: 5000, perDay: 50 })
     const free = await cliJson<{ id: string }>(['keys', 'create', '--plan', 'free', '--json'], env)
 
     const listed = await cliJson<Array<Record<string, unknown>>>(['keys', 'list', '--json'], env)
-    assert.deepEqual(listed.map((k) => k.id), [created.id, free.id])
+    assert.deepEqual(
+      listed.map((k) => k.id),
+      [created.id, free.id]
+    )
     assert.equal(listed[0]!.name, 'pg bot')
     assert.equal(listed[0]!.createdAt, created.createdAt)
     assert.equal(listed[0]!.expiresAt, '2099-01-01T00:00:00.123Z')

@@ -37,11 +37,18 @@ describe('animal-store CLI', () => {
 
   test('limits: enterprise needs both, overrides apply to any plan, a day below a minute is allowed', async (t) => {
     const env = sqliteEnv(tempDir(t))
-    const enterprise = JSON.parse((await runCli(['keys', 'create', '--plan', 'enterprise', '--per-minute', '5000', '--per-day', '50', '--json'], env)).stdout) as Record<string, unknown>
+    const enterprise = JSON.parse(
+      (await runCli(['keys', 'create', '--plan', 'enterprise', '--per-minute', '5000', '--per-day', '50', '--json'], env)).stdout
+    ) as Record<string, unknown>
     assert.deepEqual(enterprise.limits, { perMinute: 5000, perDay: 50 })
-    const pro = JSON.parse((await runCli(['keys', 'create', '--plan', 'pro', '--per-minute', '7', '--json'], env)).stdout) as Record<string, unknown>
+    const pro = JSON.parse((await runCli(['keys', 'create', '--plan', 'pro', '--per-minute', '7', '--json'], env)).stdout) as Record<
+      string,
+      unknown
+    >
     assert.deepEqual(pro.limits, { perMinute: 7, perDay: 10000 })
-    const expiring = JSON.parse((await runCli(['keys', 'create', '--plan', 'business', '--expires-at', '2099-01-01T00:00:00Z', '--json'], env)).stdout) as Record<string, unknown>
+    const expiring = JSON.parse(
+      (await runCli(['keys', 'create', '--plan', 'business', '--expires-at', '2099-01-01T00:00:00Z', '--json'], env)).stdout
+    ) as Record<string, unknown>
     assert.equal(expiring.expiresAt, '2099-01-01T00:00:00.000Z')
   })
 
@@ -117,8 +124,15 @@ describe('animal-store CLI', () => {
   test('--help explains the commands', async () => {
     const result = await runCli(['--help'], {})
     assert.equal(result.code, 0)
-    for (const word of ['serve', 'migrate', 'keys', 'create', 'revoke', 'unban', 'DATABASE_URL']) assert.ok(result.stdout.includes(word), word)
-    for (const args of [['serve', '--help'], ['migrate', '--help'], ['openapi', '-h'], ['keys', '--help'], ['keys', 'create', '--help']]) {
+    for (const word of ['serve', 'migrate', 'keys', 'create', 'revoke', 'unban', 'DATABASE_URL'])
+      assert.ok(result.stdout.includes(word), word)
+    for (const args of [
+      ['serve', '--help'],
+      ['migrate', '--help'],
+      ['openapi', '-h'],
+      ['keys', '--help'],
+      ['keys', 'create', '--help']
+    ]) {
       const help = await runCli(args, {})
       assert.equal(help.code, 0, args.join(' '))
       assert.match(help.stdout, /Usage: animal-store/, args.join(' '))

@@ -9,8 +9,24 @@ import { startApp } from './helpers/app.ts'
 
 // Debian's chromium, never a downloaded browser: `apt-get install -y chromium`.
 const CHROMIUM = '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync'
+]
 const OUTPUT = fileURLToPath(new URL('../../../test-output/', import.meta.url))
+
+/** What the test reads of an operation's block in the page (the project is typed without the DOM library). */
+interface OperationBlock {
+  id: string
+  classList: { contains(token: string): boolean }
+  querySelector(selector: string): { textContent: string | null; getAttribute(name: string): string | null } | null
+}
 
 function chromiumSkip(): string | false {
   if (existsSync(CHROMIUM)) return false
@@ -25,15 +41,17 @@ describe('/docs in a real browser', { skip: chromiumSkip() }, () => {
     const app = await startApp(t)
     const profile = mkdtempSync(join(tmpdir(), 'animal-store-chromium-'))
     const removeProfile = () => rmSync(profile, { recursive: true, force: true })
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1280, height: 1400 }
-    }).catch((error: unknown) => {
-      removeProfile()
-      throw error
-    })
+    const context = await chromium
+      .launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: CHROMIUM_ARGS,
+        viewport: { width: 1280, height: 1400 }
+      })
+      .catch((error: unknown) => {
+        removeProfile()
+        throw error
+      })
     // Chromium writes its profile as it exits: the folder goes only once the browser has closed.
     t.after(async () => {
       await context.close()
@@ -46,19 +64,23 @@ describe('/docs in a real browser', { skip: chromiumSkip() }, () => {
     const page = await context.newPage()
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
     // A load the CSP blocks never becomes a request, but it does log an error.
-    page.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`) })
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`)
+    })
     page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText ?? ''}`))
 
     const response = await page.goto(`${app.origin}/docs`, { waitUntil: 'networkidle' })
     assert.equal(response?.status(), 200)
     await page.locator('.opblock').first().waitFor({ timeout: 15_000 })
 
-    const operations = await page.locator('.opblock').evaluateAll((blocks) => blocks.map((block) => ({
-      id: block.id,
-      method: block.querySelector('.opblock-summary-method')?.textContent?.trim(),
-      path: block.querySelector('.opblock-summary [data-path]')?.getAttribute('data-path'),
-      deprecated: block.classList.contains('opblock-deprecated')
-    })))
+    const operations = await page.locator('.opblock').evaluateAll((blocks: OperationBlock[]) =>
+      blocks.map((block) => ({
+        id: block.id,
+        method: block.querySelector('.opblock-summary-method')?.textContent?.trim(),
+        path: block.querySelector('.opblock-summary [data-path]')?.getAttribute('data-path'),
+        deprecated: block.classList.contains('opblock-deprecated')
+      }))
+    )
     assert.deepEqual(operations, [
       { id: 'operations-Pets-listPets', method: 'GET', path: '/pets', deprecated: false },
       { id: 'operations-Pets-createPet', method: 'POST', path: '/pets', deprecated: false },

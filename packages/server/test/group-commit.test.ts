@@ -27,9 +27,16 @@ for (const { backend, skip } of await suiteBackends()) {
       const { storage } = await openStore(t, backend)
       const names = Array.from({ length: 40 }, (_, i) => `pet-${i}`)
       const created = await Promise.all(names.map((name) => create(storage, name)))
-      assert.deepEqual(created.map((pet) => pet.name), names)
+      assert.deepEqual(
+        created.map((pet) => pet.name),
+        names
+      )
       const ids = created.map((pet) => BigInt(pet.id))
-      assert.deepEqual([...ids].sort((a, b) => (a < b ? -1 : 1)), ids, 'ids follow the order the creates were issued in')
+      assert.deepEqual(
+        [...ids].sort((a, b) => (a < b ? -1 : 1)),
+        ids,
+        'ids follow the order the creates were issued in'
+      )
       assert.equal(new Set(ids).size, ids.length)
       assert.deepEqual(await allPets(storage), created)
     })
@@ -48,15 +55,25 @@ for (const { backend, skip } of await suiteBackends()) {
         create(storage, 'lapsed', lapsed),
         create(storage, 'plain-2')
       ])
-      assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'])
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']
+      )
       assert.ok((outcomes[2] as PromiseRejectedResult).reason instanceof IdempotencyClaimLostError)
-      assert.deepEqual((await allPets(storage)).map((pet) => pet.name), ['plain-1', 'kept', 'plain-2'])
+      assert.deepEqual(
+        (await allPets(storage)).map((pet) => pet.name),
+        ['plain-1', 'kept', 'plain-2']
+      )
 
       const keptPet = (outcomes[1] as PromiseFulfilledResult<Pet>).value
       const replay = await storage.idempotency.claim(keep.scope, 'fp-kept', 3_000, LIMITS)
-      assert.deepEqual(replay, { state: 'completed', fingerprint: 'fp-kept', response: { status: 201, body: `{"id":${keptPet.id}}`, location: `/v1/pets/${keptPet.id}` } })
+      assert.deepEqual(replay, {
+        state: 'completed',
+        fingerprint: 'fp-kept',
+        response: { status: 201, body: `{"id":${keptPet.id}}`, location: `/v1/pets/${keptPet.id}` }
+      })
       const other = await storage.idempotency.claim(lapsed.scope, 'fp-other', 3_000, LIMITS)
-      assert.equal(other.state, 'in_flight', 'the lapsed create left the new owner\'s claim as it was')
+      assert.equal(other.state, 'in_flight', "the lapsed create left the new owner's claim as it was")
     })
   })
 }

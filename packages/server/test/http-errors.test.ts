@@ -10,14 +10,16 @@ async function raw(origin: string, bytes: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname)
     let data = ''
-    socket.on('data', (chunk) => { data += chunk.toString() })
+    socket.on('data', (chunk) => {
+      data += chunk.toString()
+    })
     socket.on('end', () => resolve(data))
     socket.on('error', reject)
     socket.write(bytes)
   })
 }
 
-function parseRaw(response: string): { status: number, headers: string, body: Record<string, unknown> } {
+function parseRaw(response: string): { status: number; headers: string; body: Record<string, unknown> } {
   const [head, body] = response.split('\r\n\r\n')
   return { status: Number(head!.split(' ')[1]), headers: head!.toLowerCase(), body: JSON.parse(body!) as Record<string, unknown> }
 }
@@ -43,7 +45,10 @@ describe('errors from every layer are Error bodies', () => {
       assert.equal(one.headers.get('sunset'), 'Thu, 05 Dec 2030 00:00:00 GMT', 'the deprecated path keeps its deprecation headers on a 405')
       await assertError(one, 'method_not_allowed')
     }
-    await assertError(await app.fetch('/v1/pets/1', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), 'method_not_allowed')
+    await assertError(
+      await app.fetch('/v1/pets/1', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+      'method_not_allowed'
+    )
     // Methods beyond the common ones are 405 too, not 404.
     for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'SEARCH']) {
       const response = parseRaw(await raw(app.origin, `${method} /v1/pets HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`))
@@ -72,8 +77,12 @@ describe('errors from every layer are Error bodies', () => {
   test('a crash in a handler is 500 internal_error with no stack trace', async (t) => {
     const app = await startApp(t)
     const original = app.storage.pets.page.bind(app.storage.pets)
-    app.storage.pets.page = async () => { throw new TypeError('boom at secret/internal/path.ts:12') }
-    t.after(() => { app.storage.pets.page = original })
+    app.storage.pets.page = async () => {
+      throw new TypeError('boom at secret/internal/path.ts:12')
+    }
+    t.after(() => {
+      app.storage.pets.page = original
+    })
     const body = await assertError(await app.fetch('/v1/pets'), 'internal_error')
     assert.doesNotMatch(body.message, /boom|path\.ts|at /)
   })

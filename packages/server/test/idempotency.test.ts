@@ -12,12 +12,25 @@ async function count(app: TestApp): Promise<number> {
 /** fetch refuses some header values (tabs, non-ASCII); node:http sends them as a client could. */
 async function rawCreate(app: TestApp, apiKey: string, idempotencyKey: string): Promise<Response> {
   return new Promise((resolve, reject) => {
-    const req = request(`${app.origin}/v1/pets`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': Buffer.from(idempotencyKey, 'utf8').toString('latin1') } }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk) => { body += chunk })
-      res.on('end', () => resolve(new Response(body, { status: res.statusCode!, headers: res.headers as Record<string, string> })))
-    })
+    const req = request(
+      `${app.origin}/v1/pets`,
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          'content-type': 'application/json',
+          'idempotency-key': Buffer.from(idempotencyKey, 'utf8').toString('latin1')
+        }
+      },
+      (res) => {
+        let body = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk) => {
+          body += chunk
+        })
+        res.on('end', () => resolve(new Response(body, { status: res.statusCode!, headers: res.headers as Record<string, string> })))
+      }
+    )
     req.on('error', reject)
     req.end('{"name":"n","categoryId":1}')
   })
@@ -58,8 +71,11 @@ for (const { backend, skip } of await suiteBackends()) {
       const app = await startApp(t, { backend })
       const responses = await Promise.all(Array.from({ length: 20 }, () => create(app, { name: 'Once', categoryId: 5 }, 'retry-storm')))
       const statuses = responses.map((r) => r.status)
-      assert.ok(statuses.every((s) => s === 201 || s === 409), statuses.join(','))
-      const bodies = await Promise.all(responses.map((r) => r.json() as Promise<{ id?: number, code?: string }>))
+      assert.ok(
+        statuses.every((s) => s === 201 || s === 409),
+        statuses.join(',')
+      )
+      const bodies = await Promise.all(responses.map((r) => r.json() as Promise<{ id?: number; code?: string }>))
       const ids = new Set(bodies.filter((b) => b.id !== undefined).map((b) => b.id))
       assert.equal(ids.size, 1, 'every 201 names the same pet')
       for (const [i, body] of bodies.entries()) if (statuses[i] === 409) assert.equal(body.code, 'idempotency_key_in_use')
@@ -76,16 +92,32 @@ for (const { backend, skip } of await suiteBackends()) {
       const a = (await (await create(app, { name: 'A', categoryId: 1 }, 'shared', alice)).json()) as { id: number }
       const b = (await (await create(app, { name: 'B', categoryId: 2 }, 'shared', bob)).json()) as { id: number }
       assert.notEqual(a.id, b.id)
-      await assertError(await create(app, { name: '' , categoryId: 1 }, 'fresh', alice), 'validation_failed')
-      assert.equal((await create(app, { name: 'C', categoryId: 1 }, 'fresh', alice)).status, 201, 'the invalid first try did not take the key')
+      await assertError(await create(app, { name: '', categoryId: 1 }, 'fresh', alice), 'validation_failed')
+      assert.equal(
+        (await create(app, { name: 'C', categoryId: 1 }, 'fresh', alice)).status,
+        201,
+        'the invalid first try did not take the key'
+      )
       for (const bad of ['', 'x'.repeat(256), 'tab\there', 'ünicode']) {
         await assertError(await rawCreate(app, alice, bad), 'validation_failed', 'Idempotency-Key')
       }
       const twice = await new Promise<number>((resolve, reject) => {
-        const req = request(`${app.origin}/v1/pets`, { method: 'POST', headers: [['authorization', `Bearer ${alice}`], ['content-type', 'application/json'], ['idempotency-key', 'a1'], ['idempotency-key', 'a2']].flat() }, (res) => {
-          res.resume()
-          resolve(res.statusCode!)
-        })
+        const req = request(
+          `${app.origin}/v1/pets`,
+          {
+            method: 'POST',
+            headers: [
+              ['authorization', `Bearer ${alice}`],
+              ['content-type', 'application/json'],
+              ['idempotency-key', 'a1'],
+              ['idempotency-key', 'a2']
+            ].flat()
+          },
+          (res) => {
+            res.resume()
+            resolve(res.statusCode!)
+          }
+        )
         req.on('error', reject)
         req.end('{"name":"n","categoryId":1}')
       })
@@ -97,7 +129,9 @@ for (const { backend, skip } of await suiteBackends()) {
     test('a first request that fails in storage releases the key', async (t) => {
       const app = await startApp(t, { backend })
       const original = app.storage.pets.create.bind(app.storage.pets)
-      app.storage.pets.create = async () => { throw new Error('disk on fire') }
+      app.storage.pets.create = async () => {
+        throw new Error('disk on fire')
+      }
       await assertError(await create(app, { name: 'F', categoryId: 1 }, 'flaky'), 'internal_error')
       app.storage.pets.create = original
       const retried = await create(app, { name: 'F', categoryId: 1 }, 'flaky')
@@ -122,7 +156,9 @@ for (const { backend, skip } of await suiteBackends()) {
       const a = await startApp(t, { backend })
       const b = await startApp(t, { backend, shareStorageWith: a })
       const key = await a.key({ plan: 'pro' })
-      const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => create([a, b][i % 2]!, { name: 'Race', categoryId: 3 }, 'race', key)))
+      const responses = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => create([a, b][i % 2]!, { name: 'Race', categoryId: 3 }, 'race', key))
+      )
       assert.ok(responses.every((r) => r.status === 201 || r.status === 409))
       assert.equal(await count(a), 1)
     })

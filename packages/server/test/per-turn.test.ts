@@ -28,7 +28,10 @@ describe('PerTurnLookup', () => {
     const { lookup, reads } = recordingLookup({ a: 'A', b: 'B', c: 'C', d: 'D', e: 'E' }, 2, (keys) => keys.includes('c'))
     const outcomes = await Promise.allSettled(['a', 'b', 'c', 'd', 'e'].map((key) => lookup.get(key)))
     assert.deepEqual(reads, [['a', 'b'], ['c', 'd'], ['e']])
-    assert.deepEqual(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : 'failed')), ['A', 'B', 'failed', 'failed', 'E'])
+    assert.deepEqual(
+      outcomes.map((o) => (o.status === 'fulfilled' ? o.value : 'failed')),
+      ['A', 'B', 'failed', 'failed', 'E']
+    )
   })
 
   test('a lookup asked while a read is in flight waits for the next read, not for that one', async () => {
@@ -42,20 +45,26 @@ describe('PerTurnLookup', () => {
 })
 
 describe('PerTurnBatch', () => {
-  test('items added in one turn go to one call in order, each gets the answer at its index; a chunk that fails or answers short fails only its own items', async () => {
-    const calls: number[][] = []
-    const batch = new PerTurnBatch<number, string>(async (items) => {
-      calls.push(items)
-      if (items.includes(3)) throw new Error('no threes')
-      return items.includes(5) ? ['short'] : items.map((n) => `#${n}`)
-    }, 2)
-    const outcomes = await Promise.allSettled([1, 2, 3, 4, 5, 6, 7].map((n) => batch.add(n)))
-    assert.deepEqual(calls, [[1, 2], [3, 4], [5, 6], [7]])
-    assert.deepEqual(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message)),
-      ['#1', '#2', 'no threes', 'no threes', 'a batch of 2 got 1 answers', 'a batch of 2 got 1 answers', '#7'])
-    assert.equal(await batch.add(8), '#8')
-    assert.equal(calls.length, 5, 'an item of a later turn goes into a call of its own')
-  })
+  test(
+    'items added in one turn go to one call in order, each gets the answer at its index; ' +
+      'a chunk that fails or answers short fails only its own items',
+    async () => {
+      const calls: number[][] = []
+      const batch = new PerTurnBatch<number, string>(async (items) => {
+        calls.push(items)
+        if (items.includes(3)) throw new Error('no threes')
+        return items.includes(5) ? ['short'] : items.map((n) => `#${n}`)
+      }, 2)
+      const outcomes = await Promise.allSettled([1, 2, 3, 4, 5, 6, 7].map((n) => batch.add(n)))
+      assert.deepEqual(calls, [[1, 2], [3, 4], [5, 6], [7]])
+      assert.deepEqual(
+        outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message)),
+        ['#1', '#2', 'no threes', 'no threes', 'a batch of 2 got 1 answers', 'a batch of 2 got 1 answers', '#7']
+      )
+      assert.equal(await batch.add(8), '#8')
+      assert.equal(calls.length, 5, 'an item of a later turn goes into a call of its own')
+    }
+  )
 })
 
 describe('oncePerTurn', () => {

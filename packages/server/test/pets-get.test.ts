@@ -26,7 +26,20 @@ for (const { backend, skip } of await suiteBackends()) {
 
     test('unknown and malformed ids are 404 not_found, with the deprecation headers', async (t) => {
       const app = await startApp(t, { backend })
-      for (const id of ['999', '0', '-1', 'abc', '1.0', '1e3', '9223372036854775807', '9223372036854775808', '99999999999999999999999', '%20', '%00', '01x']) {
+      for (const id of [
+        '999',
+        '0',
+        '-1',
+        'abc',
+        '1.0',
+        '1e3',
+        '9223372036854775807',
+        '9223372036854775808',
+        '99999999999999999999999',
+        '%20',
+        '%00',
+        '01x'
+      ]) {
         const response = await app.fetch(`/v1/pets/${id}`)
         await assertError(response, 'not_found')
         assertDeprecationHeaders(app, response)

@@ -3,18 +3,16 @@ import { describe, test } from 'node:test'
 import { assertError } from './helpers/assertions.ts'
 import { postJson, startApp, type TestApp } from './helpers/app.ts'
 import { suiteBackends } from './helpers/backends.ts'
-
-function nextLink(response: Response): string | undefined {
-  const link = response.headers.get('link')
-  if (link === null) return undefined
-  const match = /<([^>]+)>;\s*rel="next"/.exec(link)
-  return match?.[1]
-}
+import { nextLink } from './helpers/links.ts'
 
 async function seed(t: TestApp, count: number, status?: (i: number) => string): Promise<number[]> {
   const ids: number[] = []
   for (let i = 0; i < count; i++) {
-    const response = await postJson(t, '/v1/pets', { name: `pet ${i}`, categoryId: 1, ...(status === undefined ? {} : { status: status(i) }) })
+    const response = await postJson(t, '/v1/pets', {
+      name: `pet ${i}`,
+      categoryId: 1,
+      ...(status === undefined ? {} : { status: status(i) })
+    })
     assert.equal(response.status, 201)
     ids.push(((await response.json()) as { id: number }).id)
   }
@@ -38,7 +36,10 @@ for (const { backend, skip } of await suiteBackends()) {
       const response = await app.fetch('/v1/pets')
       const pets = (await response.json()) as Array<Record<string, unknown>>
       assert.equal(pets.length, 20)
-      assert.deepEqual(pets.map((p) => p.id), ids.slice(0, 20))
+      assert.deepEqual(
+        pets.map((p) => p.id),
+        ids.slice(0, 20)
+      )
       assert.deepEqual(Object.keys(pets[0]!), ['id', 'name', 'categoryId', 'status'])
       assert.ok(nextLink(response))
     })
@@ -72,8 +73,14 @@ for (const { backend, skip } of await suiteBackends()) {
       const created = (await (await postJson(app, '/v1/pets', { name: 'latecomer', categoryId: 2 })).json()) as { id: number }
       const second = await app.fetch(nextLink(first)!.slice(app.origin.length))
       const secondPage = (await second.json()) as Array<{ id: number }>
-      assert.deepEqual(firstPage.map((p) => p.id), ids.slice(0, 20))
-      assert.deepEqual(secondPage.map((p) => p.id), [...ids.slice(20), created.id])
+      assert.deepEqual(
+        firstPage.map((p) => p.id),
+        ids.slice(0, 20)
+      )
+      assert.deepEqual(
+        secondPage.map((p) => p.id),
+        [...ids.slice(20), created.id]
+      )
       assert.equal(second.headers.get('link'), null)
     })
 
@@ -91,13 +98,19 @@ for (const { backend, skip } of await suiteBackends()) {
       const statuses = ['available', 'pending', 'sold']
       const ids = await seed(app, 12, (i) => statuses[i % 3]!)
       const response = await app.fetch('/v1/pets?status=pending&limit=2')
-      const page = (await response.json()) as Array<{ id: number, status: string }>
-      assert.deepEqual(page.map((p) => p.id), [ids[1], ids[4]])
+      const page = (await response.json()) as Array<{ id: number; status: string }>
+      assert.deepEqual(
+        page.map((p) => p.id),
+        [ids[1], ids[4]]
+      )
       assert.ok(page.every((p) => p.status === 'pending'))
       const next = nextLink(response)!
       assert.match(next, new RegExp(`^${app.base}/pets\\?limit=2&status=pending&cursor=[A-Za-z0-9_-]+$`))
       const rest = (await (await app.fetch(next.slice(app.origin.length))).json()) as Array<{ id: number }>
-      assert.deepEqual(rest.map((p) => p.id), [ids[7], ids[10]])
+      assert.deepEqual(
+        rest.map((p) => p.id),
+        [ids[7], ids[10]]
+      )
     })
 
     test('limit 1 and 100 are accepted; limit is never clamped', async (t) => {
@@ -121,7 +134,16 @@ for (const { backend, skip } of await suiteBackends()) {
 
     test('a malformed cursor is invalid_cursor', async (t) => {
       const app = await startApp(t, { backend })
-      for (const bad of ['', 'x', '!!!', Buffer.from('*:abc').toString('base64url'), Buffer.from('*:0').toString('base64url'), Buffer.from('lost:5').toString('base64url'), Buffer.from('*:9223372036854775808').toString('base64url'), 'a'.repeat(129)]) {
+      for (const bad of [
+        '',
+        'x',
+        '!!!',
+        Buffer.from('*:abc').toString('base64url'),
+        Buffer.from('*:0').toString('base64url'),
+        Buffer.from('lost:5').toString('base64url'),
+        Buffer.from('*:9223372036854775808').toString('base64url'),
+        'a'.repeat(129)
+      ]) {
         await assertError(await app.fetch(`/v1/pets?cursor=${encodeURIComponent(bad)}`), 'invalid_cursor')
       }
     })

@@ -9,7 +9,11 @@ const START = new Date('2026-06-15T12:00:10Z')
 const MINUTE_END_S = Date.parse('2026-06-15T12:01:00Z') / 1000
 const MIDNIGHT_S = Date.parse('2026-06-16T00:00:00Z') / 1000
 
-interface LimitStore { name: string, skip: string | false, env: (t: TestContext) => Record<string, string> }
+interface LimitStore {
+  name: string
+  skip: string | false
+  env: (t: TestContext) => Record<string, string>
+}
 
 const redisReason = await redisUnavailable()
 if (redisReason !== undefined && process.env.CI === 'true') throw new Error(`Redis must be reachable under CI=true: ${redisReason}`)
@@ -26,7 +30,7 @@ function header(response: Response, name: string): string {
   return value
 }
 
-function windowsOf(response: Response): { minute: { r: number, t: number }, day: { r: number, t: number } } {
+function windowsOf(response: Response): { minute: { r: number; t: number }; day: { r: number; t: number } } {
   const match = /^"minute";r=(\d+);t=(\d+), "day";r=(\d+);t=(\d+)$/.exec(header(response, 'ratelimit'))
   assert.ok(match, header(response, 'ratelimit'))
   return { minute: { r: Number(match[1]), t: Number(match[2]) }, day: { r: Number(match[3]), t: Number(match[4]) } }
@@ -43,37 +47,41 @@ function assertRateLimitHeaders(response: Response, perMinute = 60, perDay = 100
 
 for (const store of STORES) {
   describe(`rate limits [${store.name}]`, { skip: store.skip }, () => {
-    const start = (t: TestContext, options: TestAppOptions = {}) => startApp(t, { now: START, ...options, env: { ...store.env(t), ...options.env } })
+    const start = (t: TestContext, options: TestAppOptions = {}) =>
+      startApp(t, { now: START, ...options, env: { ...store.env(t), ...options.env } })
 
-    test('a Free key: exactly 60 in a minute, Remaining 59..0, Reset at the end of the UTC minute, then 429; the next minute passes', async (t) => {
-      const app = await start(t)
-      const key = await app.key({ plan: 'free' })
-      for (let i = 0; i < 60; i++) {
-        const response = await app.fetch('/v1/pets', { key })
-        assert.equal(response.status, 200)
-        assert.equal(header(response, 'x-ratelimit-limit'), '60')
-        assert.equal(header(response, 'x-ratelimit-remaining'), String(59 - i))
-        assert.equal(header(response, 'x-ratelimit-reset'), String(MINUTE_END_S))
-        assertRateLimitHeaders(response)
-        assert.deepEqual(windowsOf(response), { minute: { r: 59 - i, t: 50 }, day: { r: 999 - i, t: 43190 } })
+    test(
+      'a Free key: exactly 60 in a minute, Remaining 59..0, Reset at the end of the UTC minute, then 429; ' + 'the next minute passes',
+      async (t) => {
+        const app = await start(t)
+        const key = await app.key({ plan: 'free' })
+        for (let i = 0; i < 60; i++) {
+          const response = await app.fetch('/v1/pets', { key })
+          assert.equal(response.status, 200)
+          assert.equal(header(response, 'x-ratelimit-limit'), '60')
+          assert.equal(header(response, 'x-ratelimit-remaining'), String(59 - i))
+          assert.equal(header(response, 'x-ratelimit-reset'), String(MINUTE_END_S))
+          assertRateLimitHeaders(response)
+          assert.deepEqual(windowsOf(response), { minute: { r: 59 - i, t: 50 }, day: { r: 999 - i, t: 43190 } })
+        }
+        const refused = await app.fetch('/v1/pets', { key })
+        assert.equal(header(refused, 'retry-after'), '50')
+        assert.equal(header(refused, 'x-ratelimit-remaining'), '0')
+        assert.equal(header(refused, 'x-ratelimit-limit'), '60')
+        assert.equal(header(refused, 'x-ratelimit-reset'), String(MINUTE_END_S))
+        assertRateLimitHeaders(refused)
+        await assertError(refused, 'rate_limited', 'per minute')
+        app.clock.advance(49_500)
+        const stillRefused = await app.fetch('/v1/pets', { key })
+        assert.equal(header(stillRefused, 'retry-after'), '1', 'Retry-After rounds up and is at least 1')
+        await assertError(stillRefused, 'rate_limited')
+        app.clock.set(new Date('2026-06-15T12:01:00Z'))
+        const next = await app.fetch('/v1/pets', { key })
+        assert.equal(next.status, 200)
+        assert.equal(header(next, 'x-ratelimit-remaining'), '59')
+        assert.deepEqual(windowsOf(next).day, { r: 939, t: 43140 }, 'refused requests took no day quota')
       }
-      const refused = await app.fetch('/v1/pets', { key })
-      assert.equal(header(refused, 'retry-after'), '50')
-      assert.equal(header(refused, 'x-ratelimit-remaining'), '0')
-      assert.equal(header(refused, 'x-ratelimit-limit'), '60')
-      assert.equal(header(refused, 'x-ratelimit-reset'), String(MINUTE_END_S))
-      assertRateLimitHeaders(refused)
-      await assertError(refused, 'rate_limited', 'per minute')
-      app.clock.advance(49_500)
-      const stillRefused = await app.fetch('/v1/pets', { key })
-      assert.equal(header(stillRefused, 'retry-after'), '1', 'Retry-After rounds up and is at least 1')
-      await assertError(stillRefused, 'rate_limited')
-      app.clock.set(new Date('2026-06-15T12:01:00Z'))
-      const next = await app.fetch('/v1/pets', { key })
-      assert.equal(next.status, 200)
-      assert.equal(header(next, 'x-ratelimit-remaining'), '59')
-      assert.deepEqual(windowsOf(next).day, { r: 939, t: 43140 }, 'refused requests took no day quota')
-    })
+    )
 
     test('day window: an enterprise key with per-day 50 is refused at the 51st with Limit 50 and Reset at midnight UTC', async (t) => {
       const app = await start(t)
@@ -103,36 +111,46 @@ for (const store of STORES) {
     test('200 simultaneous requests on a fresh Free key admit exactly 60', async (t) => {
       const app = await start(t)
       const key = await app.key({ plan: 'free' })
-      const statuses = await Promise.all(Array.from({ length: 200 }, () => app.fetch('/v1/pets', { key }).then(async (r) => { await r.arrayBuffer(); return r.status })))
+      const statuses = await Promise.all(
+        Array.from({ length: 200 }, () =>
+          app.fetch('/v1/pets', { key }).then(async (r) => {
+            await r.arrayBuffer()
+            return r.status
+          })
+        )
+      )
       assert.equal(statuses.filter((s) => s === 200).length, 60)
       assert.equal(statuses.filter((s) => s === 429).length, 140)
       const usage = windowsOf(await app.fetch('/v1/pets', { key }))
       assert.equal(usage.day.r, 940, 'exactly 60 taken from the day, none counted twice')
     })
 
-    test('the ban: refusals 1..60 are rate_limited, the 61st is api_key_banned; bans take no quota and end after RATE_LIMIT_BAN_SECONDS', async (t) => {
-      const app = await start(t)
-      const key = await app.key({ plan: 'free' })
-      for (let i = 0; i < 60; i++) assert.equal((await app.fetch('/v1/pets', { key })).status, 200)
-      for (let i = 1; i <= 60; i++) await assertError(await app.fetch('/v1/pets', { key }), 'rate_limited')
-      const banned = await app.fetch('/v1/pets', { key })
-      assert.equal(header(banned, 'retry-after'), '900')
-      assertRateLimitHeaders(banned)
-      await assertError(banned, 'api_key_banned', 'banned until')
-      app.clock.set(new Date('2026-06-15T12:02:00Z'))
-      const during = await app.fetch('/v1/pets', { key })
-      assert.equal(header(during, 'retry-after'), String(900 - 110))
-      assert.equal(windowsOf(during).minute.r, 60, 'a request during a ban takes no quota')
-      await assertError(during, 'api_key_banned')
-      const metrics = await (await app.fetch('/metrics', { key: null })).text()
-      assert.match(metrics, /rate_limit_bans_started_total\{plan="free"\} 1/)
-      assert.match(metrics, /rate_limit_ban_ends_seconds\{key_id="key_[0-9A-Za-z]+"\} \d+/)
-      assert.match(metrics, /rate_limit_decisions_total\{plan="free",outcome="rate_limited",window="minute"\} 60/)
-      app.clock.set(new Date(START.getTime() + 900_000))
-      const after = await app.fetch('/v1/pets', { key })
-      assert.equal(after.status, 200)
-      assert.equal(windowsOf(after).day.r, 939)
-    })
+    test(
+      'the ban: refusals 1..60 are rate_limited, the 61st is api_key_banned; ' + 'bans take no quota and end after RATE_LIMIT_BAN_SECONDS',
+      async (t) => {
+        const app = await start(t)
+        const key = await app.key({ plan: 'free' })
+        for (let i = 0; i < 60; i++) assert.equal((await app.fetch('/v1/pets', { key })).status, 200)
+        for (let i = 1; i <= 60; i++) await assertError(await app.fetch('/v1/pets', { key }), 'rate_limited')
+        const banned = await app.fetch('/v1/pets', { key })
+        assert.equal(header(banned, 'retry-after'), '900')
+        assertRateLimitHeaders(banned)
+        await assertError(banned, 'api_key_banned', 'banned until')
+        app.clock.set(new Date('2026-06-15T12:02:00Z'))
+        const during = await app.fetch('/v1/pets', { key })
+        assert.equal(header(during, 'retry-after'), String(900 - 110))
+        assert.equal(windowsOf(during).minute.r, 60, 'a request during a ban takes no quota')
+        await assertError(during, 'api_key_banned')
+        const metrics = await (await app.fetch('/metrics', { key: null })).text()
+        assert.match(metrics, /rate_limit_bans_started_total\{plan="free"\} 1/)
+        assert.match(metrics, /rate_limit_ban_ends_seconds\{key_id="key_[0-9A-Za-z]+"\} \d+/)
+        assert.match(metrics, /rate_limit_decisions_total\{plan="free",outcome="rate_limited",window="minute"\} 60/)
+        app.clock.set(new Date(START.getTime() + 900_000))
+        const after = await app.fetch('/v1/pets', { key })
+        assert.equal(after.status, 200)
+        assert.equal(windowsOf(after).day.r, 939)
+      }
+    )
 
     test('RATE_LIMIT_BAN_SECONDS sets the ban length; another key is unaffected', async (t) => {
       const app = await start(t, { env: { RATE_LIMIT_BAN_SECONDS: '30' } })
@@ -162,7 +180,9 @@ for (const store of STORES) {
         await app.fetch('/v1/openapi.json', { key: null })
       ]
       const original = app.storage.pets.page.bind(app.storage.pets)
-      app.storage.pets.page = async () => { throw new Error('boom') }
+      app.storage.pets.page = async () => {
+        throw new Error('boom')
+      }
       responses.push(await app.fetch('/v1/pets', { key }))
       app.storage.pets.page = original
       const exhausted = await app.key({ plan: 'enterprise', perMinute: 1, perDay: 10 })
@@ -170,7 +190,10 @@ for (const store of STORES) {
       responses.push(await app.fetch('/v1/pets', { key: exhausted }))
       app.clock.set(new Date('2030-12-05T00:00:00Z'))
       responses.push(await app.fetch('/v1/pets/1', { key }))
-      assert.deepEqual(responses.map((r) => r.status), [200, 201, 400, 401, 404, 404, 405, 413, 415, 200, 500, 429, 410])
+      assert.deepEqual(
+        responses.map((r) => r.status),
+        [200, 201, 400, 401, 404, 404, 405, 413, 415, 200, 500, 429, 410]
+      )
       for (const response of responses) {
         if (response.url.endsWith('/v1/pets') && response.status === 429) assertRateLimitHeaders(response, 1, 10)
         else if (response.status === 401 || response.url.endsWith('openapi.json')) assertRateLimitHeaders(response, 60, 1000)
@@ -200,13 +223,17 @@ for (const store of STORES) {
       assert.equal((await trusting.fetch('/v1/pets', { key: null, headers: { 'x-forwarded-for': '203.0.113.8' } })).status, 401)
       const direct = await start(t)
       for (let i = 0; i < 60; i++) await direct.fetch('/v1/pets', { key: null, headers: { 'x-forwarded-for': `203.0.113.${i}` } })
-      assert.equal((await direct.fetch('/v1/pets', { key: null, headers: { 'x-forwarded-for': '198.51.100.1' } })).status, 429, 'untrusted X-Forwarded-For is ignored')
+      assert.equal(
+        (await direct.fetch('/v1/pets', { key: null, headers: { 'x-forwarded-for': '198.51.100.1' } })).status,
+        429,
+        'untrusted X-Forwarded-For is ignored'
+      )
     })
   })
 }
 
 describe('rate limits across two instances sharing Redis', { skip: redisReason ?? false }, () => {
-  test('requests alternating between two apps admit exactly the key\'s limit in total', async (t) => {
+  test("requests alternating between two apps admit exactly the key's limit in total", async (t) => {
     const prefix = redisPrefix(t)
     const a = await startApp(t, { now: START, env: { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix } })
     const key = await a.key({ plan: 'free' })
@@ -219,7 +246,14 @@ describe('rate limits across two instances sharing Redis', { skip: redisReason ?
     assert.deepEqual(statuses.slice(60), Array(10).fill(429))
     const concurrent = await startApp(t, { now: START, env: { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix }, shareStorageWith: a })
     const fresh = await a.key({ plan: 'free' })
-    const burst = await Promise.all(Array.from({ length: 200 }, (_, i) => [a, b, concurrent][i % 3]!.fetch('/v1/pets', { key: fresh }).then(async (r) => { await r.arrayBuffer(); return r.status })))
+    const burst = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        [a, b, concurrent][i % 3]!.fetch('/v1/pets', { key: fresh }).then(async (r) => {
+          await r.arrayBuffer()
+          return r.status
+        })
+      )
+    )
     assert.equal(burst.filter((s) => s === 200).length, 60)
   })
 })

@@ -14,7 +14,7 @@ const T0 = Date.parse('2026-06-15T12:00:58Z')
 const BAN_MS = 900_000
 
 /** A Redis counter store under a key prefix of this test's own, counting its script calls. */
-async function openStore(t: TestContext): Promise<{ store: RedisCounterStore, calls: () => number }> {
+async function openStore(t: TestContext): Promise<{ store: RedisCounterStore; calls: () => number }> {
   const store = new RedisCounterStore({ url: TEST_REDIS_URL, keyPrefix: redisPrefix(t) })
   t.after(() => store.close())
   assert.ok(await store.whenReady(3000), 'redis is ready')
@@ -27,10 +27,20 @@ async function openStore(t: TestContext): Promise<{ store: RedisCounterStore, ca
   return { store, calls: () => calls }
 }
 
-const keyed = (subject: string, perMinute: number, perDay: number, now: number): ConsumeRequest =>
-  ({ subject, limits: { perMinute, perDay }, now, banThreshold: perMinute, banMs: BAN_MS })
-const anonymous = (subject: string, now: number): ConsumeRequest =>
-  ({ subject, limits: { perMinute: 2, perDay: 1000 }, now, banThreshold: null, banMs: BAN_MS })
+const keyed = (subject: string, perMinute: number, perDay: number, now: number): ConsumeRequest => ({
+  subject,
+  limits: { perMinute, perDay },
+  now,
+  banThreshold: perMinute,
+  banMs: BAN_MS
+})
+const anonymous = (subject: string, now: number): ConsumeRequest => ({
+  subject,
+  limits: { perMinute: 2, perDay: 1000 },
+  now,
+  banThreshold: null,
+  banMs: BAN_MS
+})
 
 /**
  * Interleaved subjects: `a` is refused, then banned in the middle of the turn, and stays
@@ -57,16 +67,26 @@ describe('Redis counter store: the consumes of one turn in one script call', { s
     assert.deepEqual(answered, expected)
     assert.equal(calls(), 1, 'one script call for the whole turn')
     // The outcomes the sequence was built to reach, so the comparison cannot pass on a trivial sequence.
-    const outcomes = (subject: string) => answered.filter((_, i) => requests[i]!.subject === subject).map((r) => r.outcome[0]).join('')
+    const outcomes = (subject: string) =>
+      answered
+        .filter((_, i) => requests[i]!.subject === subject)
+        .map((r) => r.outcome[0])
+        .join('')
     assert.equal(outcomes('key:a'), 'aaalllbbbbbb')
-    assert.ok(answered.some((r) => r.banStarted && r.bannedUntil === T0 + 6 + BAN_MS), 'a ban started in the middle of the turn')
+    assert.ok(
+      answered.some((r) => r.banStarted && r.bannedUntil === T0 + 6 + BAN_MS),
+      'a ban started in the middle of the turn'
+    )
     assert.equal(outcomes('key:b'), 'aaaallllllll')
     assert.equal(outcomes('ip:c'), 'aallllllllll')
     assert.equal(outcomes('key:d'), 'aallaallbbbb')
 
     // A later turn sees what this one left, the ban included.
     const later = [keyed('key:a', 3, 1000, T0 + 20), keyed('key:a', 3, 1000, T0 + 21 + BAN_MS)]
-    assert.deepEqual(await Promise.all(later.map((r) => store.consume(r))), later.map((r) => memory.consume(r)))
+    assert.deepEqual(
+      await Promise.all(later.map((r) => store.consume(r))),
+      later.map((r) => memory.consume(r))
+    )
     assert.equal(calls(), 2)
     const after = T0 + 22 + BAN_MS
     assert.deepEqual(await store.usage('key:a', after), await memory.usage('key:a', after))

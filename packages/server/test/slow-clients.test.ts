@@ -4,14 +4,16 @@ import { describe, test } from 'node:test'
 import { startApp } from './helpers/app.ts'
 
 /** Opens a connection, writes `bytes`, then stalls; resolves with what the server sent and when it closed. */
-function stall(origin: string, bytes: string): Promise<{ response: string, closedAfterMs: number }> {
+function stall(origin: string, bytes: string): Promise<{ response: string; closedAfterMs: number }> {
   const { hostname, port } = new URL(origin)
   const started = Date.now()
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname)
     let response = ''
     socket.setTimeout(10_000, () => reject(new Error('the server never gave up on the slow client')))
-    socket.on('data', (chunk) => { response += chunk.toString() })
+    socket.on('data', (chunk) => {
+      response += chunk.toString()
+    })
     socket.on('close', () => resolve({ response, closedAfterMs: Date.now() - started }))
     socket.on('error', () => {})
     socket.write(bytes)
@@ -33,7 +35,11 @@ describe('slow-client protection', () => {
   test('a body that never finishes is cut off with 408 and an Error body', async (t) => {
     const app = await startApp(t, { env })
     const key = await app.key({ plan: 'pro' })
-    const { response, closedAfterMs } = await stall(app.origin, `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`)
+    const { response, closedAfterMs } = await stall(
+      app.origin,
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":'
+    )
     assert.match(response, /^HTTP\/1\.1 408 /)
     assert.match(response, /"code":"request_timeout"/)
     assert.ok(closedAfterMs >= 1000 && closedAfterMs < 6000, `closed after ${closedAfterMs} ms`)

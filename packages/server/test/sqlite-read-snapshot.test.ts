@@ -18,7 +18,7 @@ async function openStore(t: TestContext) {
 
 const newPet = { name: 'Rex', categoryId: 1, status: 'available' } as const
 
-test('a pet is readable as soon as its create is answered, even when the turn\'s snapshot was taken before the commit', async (t) => {
+test("a pet is readable as soon as its create is answered, even when the turn's snapshot was taken before the commit", async (t) => {
   const { storage } = await openStore(t)
   // The create's commit is queued first, then a read takes this turn's snapshot: the commit
   // runs while that snapshot is open, and must end it.
@@ -55,16 +55,23 @@ test('an in-memory store reads on its only connection', async (t) => {
   assert.deepEqual(storage.pets.get(created.id), created)
 })
 
-test('gets read the file through a memory map once its pages are checkpointed into it', { skip: !existsSync('/proc/self/maps') && 'needs /proc/self/maps' }, async (t) => {
-  const { storage, path } = await openStore(t)
-  const created = await storage.pets.create(newPet)
-  const outside = new DatabaseSync(path, { timeout: 5000 })
-  t.after(() => outside.close())
-  // Pages still in the WAL are read with read(); only the main file is mapped.
-  outside.exec('PRAGMA wal_checkpoint(TRUNCATE)')
-  const mapped = () => readFileSync('/proc/self/maps', 'utf8').split('\n').some((line) => line.endsWith(` ${path}`))
-  assert.equal(mapped(), false)
-  await afterTurn()
-  assert.deepEqual(storage.pets.get(created.id), created)
-  assert.equal(mapped(), true)
-})
+test(
+  'gets read the file through a memory map once its pages are checkpointed into it',
+  { skip: !existsSync('/proc/self/maps') && 'needs /proc/self/maps' },
+  async (t) => {
+    const { storage, path } = await openStore(t)
+    const created = await storage.pets.create(newPet)
+    const outside = new DatabaseSync(path, { timeout: 5000 })
+    t.after(() => outside.close())
+    // Pages still in the WAL are read with read(); only the main file is mapped.
+    outside.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+    const mapped = () =>
+      readFileSync('/proc/self/maps', 'utf8')
+        .split('\n')
+        .some((line) => line.endsWith(` ${path}`))
+    assert.equal(mapped(), false)
+    await afterTurn()
+    assert.deepEqual(storage.pets.get(created.id), created)
+    assert.equal(mapped(), true)
+  }
+)

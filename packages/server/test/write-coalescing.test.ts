@@ -5,18 +5,22 @@ import { describe, test } from 'node:test'
 import Fastify, { type FastifyReply } from 'fastify'
 import { registerWriteCoalescing, SENT_TWICE, WRITE_FAILED } from '../src/http/write-coalescing.ts'
 
-/** A Fastify app with write coalescing whose GET /park/:id replies wait until `turn` of them have arrived, then all are sent in one synchronous loop. */
-async function parkingApp(turn: number, onTurn: (parked: Array<{ id: string, reply: FastifyReply }>) => void) {
-  const logged: Array<{ msg: string, level: number, err?: { code?: string } }> = []
+/**
+ * A Fastify app with write coalescing whose GET /park/:id replies wait until `turn` of them
+ * have arrived, then all are sent in one synchronous loop.
+ */
+async function parkingApp(turn: number, onTurn: (parked: Array<{ id: string; reply: FastifyReply }>) => void) {
+  type LogLine = { msg: string; level: number; err?: { code?: string } }
+  const logged: LogLine[] = []
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      logged.push(JSON.parse(chunk.toString('utf8')))
+      logged.push(JSON.parse(chunk.toString('utf8')) as LogLine)
       done()
     }
   })
   const app = Fastify({ logger: { level: 'warn', stream: sink } })
   registerWriteCoalescing(app, app.log)
-  let parked: Array<{ id: string, reply: FastifyReply }> = []
+  let parked: Array<{ id: string; reply: FastifyReply }> = []
   app.get<{ Params: { id: string } }>('/park/:id', (request, reply) => {
     parked.push({ id: request.params.id, reply })
     if (parked.length < turn) return
@@ -54,47 +58,68 @@ describe('write coalescing', () => {
     })
     t.after(() => app.close())
 
-    const bodies = await Promise.all(Array.from({ length: turn }, async (_, i) => {
-      const response = await fetch(`${origin}/park/${i}`)
-      assert.equal(response.status, 200)
-      return response.json()
-    }))
-    assert.deepEqual(bodies, Array.from({ length: turn }, (_, i) => ({ id: String(i) })))
+    const bodies = await Promise.all(
+      Array.from({ length: turn }, async (_, i) => {
+        const response = await fetch(`${origin}/park/${i}`)
+        assert.equal(response.status, 200)
+        return response.json()
+      })
+    )
+    assert.deepEqual(
+      bodies,
+      Array.from({ length: turn }, (_, i) => ({ id: String(i) }))
+    )
     assert.deepEqual(unwrittenAfterSend, Array(turn).fill(true), 'nothing is written while the turn that sent the replies is still running')
     assert.deepEqual(writtenNextTurn, Array(turn).fill(true), 'every reply of the turn is written once it ends')
   })
 
-  test('a response that cannot be written is logged and its connection closed; the rest of its turn goes out and the server keeps serving', async (t) => {
-    const { app, logged, origin } = await parkingApp(2, (parked) => {
-      for (const { id, reply } of parked) {
-        // Headers written behind Fastify's back make its own write throw (ERR_HTTP_HEADERS_SENT) at flush time.
-        if (id === 'broken') reply.raw.writeHead(200)
-        reply.send({ id })
-      }
-    })
-    t.after(() => app.close())
+  test(
+    'a response that cannot be written is logged and its connection closed; ' +
+      'the rest of its turn goes out and the server keeps serving',
+    async (t) => {
+      const { app, logged, origin } = await parkingApp(2, (parked) => {
+        for (const { id, reply } of parked) {
+          // Headers written behind Fastify's back make its own write throw (ERR_HTTP_HEADERS_SENT) at flush time.
+          if (id === 'broken') reply.raw.writeHead(200)
+          reply.send({ id })
+        }
+      })
+      t.after(() => app.close())
 
-    const [broken, fine] = await Promise.allSettled([fetch(`${origin}/park/broken`).then((r) => r.text()), fetch(`${origin}/park/fine`).then((r) => r.json())])
-    assert.equal(broken.status, 'rejected', 'the broken response ends in a closed connection, not a hang')
-    assert.deepEqual(fine.status === 'fulfilled' ? fine.value : fine.reason, { id: 'fine' })
-    assert.deepEqual(logged.filter((line) => line.level >= 50).map((line) => [line.level, line.msg, line.err?.code]), [[50, WRITE_FAILED, 'ERR_HTTP_HEADERS_SENT']])
-    assert.deepEqual(await (await fetch(`${origin}/now`)).json(), { now: true })
-  })
-
-  test('an async handler that sends and resolves with nothing gets one response, its connection stays open, and a warning is logged', async (t) => {
-    const { app, logged, origin } = await parkingApp(1, () => {})
-    t.after(() => app.close())
-    let closed = 0
-    app.server.on('connection', (socket: Socket) => socket.on('close', () => closed++))
-
-    for (let i = 0; i < 3; i++) {
-      const response = await fetch(`${origin}/send-then-resolve`)
-      assert.equal(response.status, 200)
-      assert.equal(await response.text(), '{"once":true}')
+      const [broken, fine] = await Promise.allSettled([
+        fetch(`${origin}/park/broken`).then((r) => r.text()),
+        fetch(`${origin}/park/fine`).then((r) => r.json())
+      ])
+      assert.equal(broken.status, 'rejected', 'the broken response ends in a closed connection, not a hang')
+      assert.deepEqual(fine.status === 'fulfilled' ? fine.value : fine.reason, { id: 'fine' })
+      assert.deepEqual(
+        logged.filter((line) => line.level >= 50).map((line) => [line.level, line.msg, line.err?.code]),
+        [[50, WRITE_FAILED, 'ERR_HTTP_HEADERS_SENT']]
+      )
+      assert.deepEqual(await (await fetch(`${origin}/now`)).json(), { now: true })
     }
-    assert.equal(closed, 0, 'no connection was closed (a second write would have failed and closed it)')
-    assert.deepEqual(logged.map((line) => [line.level, line.msg]), Array(3).fill([40, SENT_TWICE]))
-  })
+  )
+
+  test(
+    'an async handler that sends and resolves with nothing gets one response, ' + 'its connection stays open, and a warning is logged',
+    async (t) => {
+      const { app, logged, origin } = await parkingApp(1, () => {})
+      t.after(() => app.close())
+      let closed = 0
+      app.server.on('connection', (socket: Socket) => socket.on('close', () => closed++))
+
+      for (let i = 0; i < 3; i++) {
+        const response = await fetch(`${origin}/send-then-resolve`)
+        assert.equal(response.status, 200)
+        assert.equal(await response.text(), '{"once":true}')
+      }
+      assert.equal(closed, 0, 'no connection was closed (a second write would have failed and closed it)')
+      assert.deepEqual(
+        logged.map((line) => [line.level, line.msg]),
+        Array(3).fill([40, SENT_TWICE])
+      )
+    }
+  )
 
   test('a response to a write goes out at once, not at the end of the turn', async (t) => {
     const { app, logged, origin } = await parkingApp(1, () => {})

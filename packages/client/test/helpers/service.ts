@@ -17,12 +17,24 @@ export interface SentRequest {
 }
 
 /** A fetch over real HTTP that records every request, for counting attempts and checking their spacing. */
-export function recordingFetch(clock: ManualClock, inner: FetchFunction = (input, init) => fetch(input, init)): { fetch: FetchFunction, sent: SentRequest[] } {
+export function recordingFetch(
+  clock: ManualClock,
+  inner: FetchFunction = (input, init) => fetch(input, init)
+): { fetch: FetchFunction; sent: SentRequest[] } {
   const sent: SentRequest[] = []
   return {
     sent,
     fetch: async (input, init) => {
-      const record: SentRequest = { method: init.method ?? 'GET', url: input, headers: new Headers(init.headers), body: typeof init.body === 'string' ? init.body : undefined, at: clock.now(), status: undefined, retryAfter: null, code: undefined }
+      const record: SentRequest = {
+        method: init.method ?? 'GET',
+        url: input,
+        headers: new Headers(init.headers),
+        body: typeof init.body === 'string' ? init.body : undefined,
+        at: clock.now(),
+        status: undefined,
+        retryAfter: null,
+        code: undefined
+      }
       sent.push(record)
       const response = await inner(input, init)
       record.status = response.status
@@ -37,7 +49,7 @@ export function recordingFetch(clock: ManualClock, inner: FetchFunction = (input
  * A sleep that moves the service's clock instead of waiting, so a minute window or a ban
  * passes at once. Concurrent sleepers each wake at their own time; the clock never goes back.
  */
-export function clockSleep(clock: ManualClock): { sleep: SleepFunction, sleeps: number[] } {
+export function clockSleep(clock: ManualClock): { sleep: SleepFunction; sleeps: number[] } {
   const sleeps: number[] = []
   return {
     sleeps,
@@ -58,7 +70,11 @@ export interface ClientUnderTest {
 }
 
 /** A client of `app` with `key`, recording its requests and sleeping on the service's clock. */
-export function clientOf(app: TestApp, key: string, options: Partial<ClientOptions> & { innerFetch?: FetchFunction } = {}): ClientUnderTest {
+export function clientOf(
+  app: TestApp,
+  key: string,
+  options: Partial<ClientOptions> & { innerFetch?: FetchFunction } = {}
+): ClientUnderTest {
   const { innerFetch, ...rest } = options
   const { fetch, sent } = recordingFetch(app.clock, innerFetch)
   const { sleep, sleeps } = clockSleep(app.clock)

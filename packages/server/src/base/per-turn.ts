@@ -8,12 +8,13 @@
  */
 export function oncePerTurn<T>(work: () => Promise<T>): () => Promise<T> {
   let next: Promise<T> | undefined
-  return () => (next ??= new Promise((resolve) => {
-    setImmediate(() => {
-      next = undefined
-      resolve(work())
-    })
-  }))
+  return () =>
+    (next ??= new Promise((resolve) => {
+      setImmediate(() => {
+        next = undefined
+        resolve(work())
+      })
+    }))
 }
 
 interface Waiter<A> {

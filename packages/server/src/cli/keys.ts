@@ -18,15 +18,33 @@ Commands:
 
 function wholeNumber(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined
-  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < 1) throw new UsageError(`${flag} must be a whole number of at least 1 (got ${JSON.stringify(value)})`)
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < 1)
+    throw new UsageError(`${flag} must be a whole number of at least 1 (got ${JSON.stringify(value)})`)
   return Number(value)
 }
 
 function table(keys: KeyView[]): string {
-  const rows = keys.map((k) => [k.id, k.name ?? '', k.plan, `${k.limits.perMinute}/min ${k.limits.perDay}/day`, `${k.usage.minute}/min ${k.usage.day}/day`, k.createdAt, k.expiresAt ?? '-', k.revokedAt ?? '-', k.bannedUntil ?? '-'])
+  const rows = keys.map((k) => [
+    k.id,
+    k.name ?? '',
+    k.plan,
+    `${k.limits.perMinute}/min ${k.limits.perDay}/day`,
+    `${k.usage.minute}/min ${k.usage.day}/day`,
+    k.createdAt,
+    k.expiresAt ?? '-',
+    k.revokedAt ?? '-',
+    k.bannedUntil ?? '-'
+  ])
   const header = ['ID', 'NAME', 'PLAN', 'LIMITS', 'USED', 'CREATED', 'EXPIRES', 'REVOKED', 'BANNED UNTIL']
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  return [header, ...rows].map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')
+  return [header, ...rows]
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd()
+    )
+    .join('\n')
 }
 
 export async function keysCommand(config: Config, argv: string[]): Promise<void> {
@@ -61,14 +79,21 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
     process.stdout.write(KEYS_HELP)
     return
   }
-  const allowed: Record<string, string[]> = { create: ['plan', 'name', 'per-minute', 'per-day', 'expires-at', 'json'], list: ['json'], revoke: [], unban: [] }
+  const allowed: Record<string, string[]> = {
+    create: ['plan', 'name', 'per-minute', 'per-day', 'expires-at', 'json'],
+    list: ['json'],
+    revoke: [],
+    unban: []
+  }
   const flags = allowed[command]
   if (flags === undefined) throw new UsageError(`unknown keys command ${JSON.stringify(command)}: expected create, list, revoke or unban`)
   const extra = Object.keys(values).filter((flag) => !flags.includes(flag))
   if (extra.length > 0) throw new UsageError(`keys ${command} does not take --${extra.join(', --')}`)
   const wantsId = command === 'revoke' || command === 'unban'
   if (wantsId ? positionals.length !== 1 : positionals.length !== 0) {
-    throw new UsageError(wantsId ? `keys ${command} takes exactly one key id` : `keys ${command} takes no positional arguments (got ${positionals.join(' ')})`)
+    throw new UsageError(
+      wantsId ? `keys ${command} takes exactly one key id` : `keys ${command} takes no positional arguments (got ${positionals.join(' ')})`
+    )
   }
   if (command === 'create' && values.plan === undefined) throw new UsageError(`keys create needs --plan <${PLAN_NAMES.join('|')}>`)
   const perMinute = wholeNumber('--per-minute', values['per-minute'])
@@ -79,14 +104,19 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
   try {
     switch (command) {
       case 'create': {
-        const created = await keys.create({ plan: values.plan!, name: values.name, perMinute, perDay, expiresAt: values['expires-at'] }).catch((error: unknown) => {
-          throw error instanceof KeyInputError ? new UsageError(error.message) : error
-        })
+        const created = await keys
+          .create({ plan: values.plan!, name: values.name, perMinute, perDay, expiresAt: values['expires-at'] })
+          .catch((error: unknown) => {
+            throw error instanceof KeyInputError ? new UsageError(error.message) : error
+          })
         if (values.json === true) {
           process.stdout.write(`${JSON.stringify({ ...created.view, key: created.key })}\n`)
         } else {
-          process.stdout.write(`Created key ${created.view.id} (${created.view.plan}, ${created.view.limits.perMinute}/min, ${created.view.limits.perDay}/day).\n` +
-            `Secret (shown once, store it now):\n${created.key}\n`)
+          const { id, plan, limits } = created.view
+          process.stdout.write(
+            `Created key ${id} (${plan}, ${limits.perMinute}/min, ${limits.perDay}/day).\n` +
+              `Secret (shown once, store it now):\n${created.key}\n`
+          )
         }
         return
       }
@@ -100,7 +130,11 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
         const id = positionals[0]!
         const found = command === 'revoke' ? await keys.revoke(id) : await keys.unban(id)
         if (!found) throw new UsageError(`no key has id ${JSON.stringify(id)}`)
-        process.stdout.write(command === 'revoke' ? `Revoked ${id}; every instance refuses it within 5 seconds.\n` : `Lifted any ban on ${id}; serving instances apply it within a second.\n`)
+        process.stdout.write(
+          command === 'revoke'
+            ? `Revoked ${id}; every instance refuses it within 5 seconds.\n`
+            : `Lifted any ban on ${id}; serving instances apply it within a second.\n`
+        )
       }
     }
   } finally {

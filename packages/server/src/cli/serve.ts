@@ -3,7 +3,7 @@ import { compose } from '../compose.ts'
 import { describeDatabase, type Config } from '../config.ts'
 
 /** A stuck request or store must not keep a stopping process alive forever. */
-export const SHUTDOWN_GRACE_MS = 10_000
+const SHUTDOWN_GRACE_MS = 10_000
 
 /** Serves until SIGTERM/SIGINT, then drains in-flight requests, closes the stores and exits 0. */
 export async function serve(config: Config): Promise<void> {
@@ -11,7 +11,10 @@ export async function serve(config: Config): Promise<void> {
   const { logger } = services
   const app = await buildApp(services)
   await app.listen({ port: config.port, host: config.host })
-  logger.info({ database: describeDatabase(config.database), migrationsApplied: services.migrationsApplied, publicBaseUrl: config.publicBaseUrl }, 'animal-store serving')
+  logger.info(
+    { database: describeDatabase(config.database), migrationsApplied: services.migrationsApplied, publicBaseUrl: config.publicBaseUrl },
+    'animal-store serving'
+  )
 
   let stopping = false
   const stop = (signal: string) => {

@@ -18,7 +18,9 @@ export function decodeCursor(cursor: string, status: PetStatus | undefined): Int
     throw new ApiError('invalid_cursor', 'cursor is malformed: pass the cursor from a next link unchanged')
   }
   if (scope !== (status ?? ALL)) {
-    throw new ApiError('invalid_cursor', `cursor was issued for ${scope === ALL ? 'no status filter' : `status=${scope}`}, not ${status === undefined ? 'no status filter' : `status=${status}`}: keep the same status while paging`)
+    const issuedFor = scope === ALL ? 'no status filter' : `status=${scope}`
+    const given = status === undefined ? 'no status filter' : `status=${status}`
+    throw new ApiError('invalid_cursor', `cursor was issued for ${issuedFor}, not ${given}: keep the same status while paging`)
   }
   return lastId
 }

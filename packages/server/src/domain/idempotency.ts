@@ -13,9 +13,9 @@ import {
 import { ApiError } from './api-error.ts'
 
 /** How long a completed response is replayed (DESIGN §3). */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 /** An unfinished claim older than this was abandoned (its process died): another request may take it over. */
-export const IDEMPOTENCY_STALE_CLAIM_MS = 60_000
+const IDEMPOTENCY_STALE_CLAIM_MS = 60_000
 
 const KEY_SHAPE = /^[\x20-\x7E]{1,255}$/
 
@@ -36,14 +36,20 @@ export function idempotencyKeyOf(header: string | string[] | undefined, rawHeade
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical)
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]))
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])])
+    )
   }
   return value
 }
 
 /** The same JSON value gives the same fingerprint, whatever its key order and white space. */
-export function fingerprintOf(body: unknown): string {
-  return createHash('sha256').update(stringifyJson(canonical(body))).digest('hex')
+function fingerprintOf(body: unknown): string {
+  return createHash('sha256')
+    .update(stringifyJson(canonical(body)))
+    .digest('hex')
 }
 
 /** Claims an Idempotency-Key for a request, with the time rules of DESIGN §3. */
@@ -60,12 +66,20 @@ export class IdempotencyService {
   async #claim(scope: IdempotencyScope, body: unknown): Promise<Extract<IdempotencyClaim, { state: 'claimed' | 'completed' }>> {
     const now = this.#clock.now()
     const fingerprint = fingerprintOf(body)
-    const claim = await this.#store.claim(scope, fingerprint, now, { expiredBefore: now - IDEMPOTENCY_TTL_MS, staleBefore: now - IDEMPOTENCY_STALE_CLAIM_MS })
+    const claim = await this.#store.claim(scope, fingerprint, now, {
+      expiredBefore: now - IDEMPOTENCY_TTL_MS,
+      staleBefore: now - IDEMPOTENCY_STALE_CLAIM_MS
+    })
     if (claim.state !== 'claimed' && claim.fingerprint !== fingerprint) {
-      throw new ApiError('idempotency_key_reused', 'this Idempotency-Key was already used with a different body; use a new key for a different request')
+      throw new ApiError(
+        'idempotency_key_reused',
+        'this Idempotency-Key was already used with a different body; use a new key for a different request'
+      )
     }
     if (claim.state === 'in_flight') {
-      throw new ApiError('idempotency_key_in_use', 'a request with this Idempotency-Key is still in flight; retry after it completes', { 'retry-after': '1' })
+      throw new ApiError('idempotency_key_in_use', 'a request with this Idempotency-Key is still in flight; retry after it completes', {
+        'retry-after': '1'
+      })
     }
     return claim
   }

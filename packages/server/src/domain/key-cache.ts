@@ -22,7 +22,7 @@ export class KeyCache {
   readonly #maxEntries: number
   readonly #entries = new Map<string, Entry>()
 
-  constructor(store: KeyStore, clock: Clock, options: { ttlMs?: number, maxEntries?: number } = {}) {
+  constructor(store: KeyStore, clock: Clock, options: { ttlMs?: number; maxEntries?: number } = {}) {
     this.#store = store
     this.#clock = clock
     this.#ttlMs = options.ttlMs ?? 2000

@@ -4,7 +4,7 @@ import type { Clock } from '../base/clock.ts'
 import type { ApiKeyRecord, KeyStore } from '../storage/types.ts'
 
 /** The recognisable prefix of every secret, so secret scanners can find leaked keys. */
-export const KEY_PREFIX = 'as_live_'
+const KEY_PREFIX = 'as_live_'
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 /** 32 random bytes (256 bits) written in base62 always fit in 43 characters. */
 const SECRET_LENGTH = 43
@@ -62,7 +62,7 @@ export interface KeyView {
   revokedAt: string | null
   bannedUntil: string | null
   /** Requests taken in the current UTC minute and day (embedded store: up to a second behind). */
-  usage: { minute: number, day: number }
+  usage: { minute: number; day: number }
 }
 
 /** A key's use of its windows at some moment, and its ban. */
@@ -124,8 +124,9 @@ export class KeyService {
     this.#limits = limits
   }
 
-  async create(input: CreateKeyInput): Promise<{ key: string, view: KeyView }> {
-    if (!isPlanName(input.plan)) throw new KeyInputError(`--plan must be one of ${PLAN_NAMES.join(', ')} (got ${JSON.stringify(input.plan)})`)
+  async create(input: CreateKeyInput): Promise<{ key: string; view: KeyView }> {
+    if (!isPlanName(input.plan))
+      throw new KeyInputError(`--plan must be one of ${PLAN_NAMES.join(', ')} (got ${JSON.stringify(input.plan)})`)
     const perMinute = positiveLimit('--per-minute', input.perMinute)
     const perDay = positiveLimit('--per-day', input.perDay)
     if (input.plan === 'enterprise' && (perMinute === null || perDay === null)) {
@@ -135,11 +136,15 @@ export class KeyService {
     let expiresAt: number | null = null
     if (input.expiresAt !== undefined) {
       expiresAt = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(input.expiresAt) ? Date.parse(input.expiresAt) : Number.NaN
-      if (Number.isNaN(expiresAt)) throw new KeyInputError(`--expires-at must be an ISO 8601 date-time, e.g. 2030-01-01T00:00:00Z (got ${JSON.stringify(input.expiresAt)})`)
+      if (Number.isNaN(expiresAt))
+        throw new KeyInputError(
+          `--expires-at must be an ISO 8601 date-time, e.g. 2030-01-01T00:00:00Z (got ${JSON.stringify(input.expiresAt)})`
+        )
       if (expiresAt <= now) throw new KeyInputError('--expires-at must be in the future')
     }
     const name = input.name === undefined ? null : input.name
-    if (name !== null && (name.length > 200 || /[\p{Cc}]/u.test(name))) throw new KeyInputError('--name must be at most 200 characters with no control characters')
+    if (name !== null && (name.length > 200 || /[\p{Cc}]/u.test(name)))
+      throw new KeyInputError('--name must be at most 200 characters with no control characters')
     const secret = generateSecret()
     const record: ApiKeyRecord = {
       id: generateId(),

@@ -1,4 +1,12 @@
-import { DEFAULT_PET_STATUS, GET_PET_SUNSET, parsePositiveInt64, stringifyJson, type NewPet, type Pet, type PetStatus } from '@animal-store/contract'
+import {
+  DEFAULT_PET_STATUS,
+  GET_PET_SUNSET,
+  parsePositiveInt64,
+  stringifyJson,
+  type NewPet,
+  type Pet,
+  type PetStatus
+} from '@animal-store/contract'
 import type { Clock } from '../base/clock.ts'
 import { andThen, type Maybe } from '../base/maybe.ts'
 import type { IdempotencyScope, PetStore, StoredResponse } from '../storage/types.ts'
@@ -31,13 +39,13 @@ function toPage(rows: Pet[], status: PetStatus | undefined, limit: number): PetP
 }
 
 /** A create's answer: the new pet and its address, or the first response to replay. */
-export type Created = { pet: Pet, location: string } | { replay: StoredResponse }
+export type Created = { pet: Pet; location: string } | { replay: StoredResponse }
 
 export interface PetServiceOptions {
   clock: Clock
   idempotency: IdempotencyService
   /** The address of a pet (`Location`). */
-  locationOf(pet: Pet): string
+  locationOf: (pet: Pet) => string
 }
 
 /**

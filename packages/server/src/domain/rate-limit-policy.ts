@@ -30,7 +30,7 @@ const remaining = (w: WindowState) => Math.max(0, w.limit - w.used)
 const secondsUntil = (at: number, now: number) => Math.max(1, Math.ceil((at - now) / 1000))
 
 /** The window in force: the one with the fewest requests remaining; the shorter on a tie. */
-export function windowInForce([minute, day]: [WindowState, WindowState]): WindowState {
+function windowInForce([minute, day]: [WindowState, WindowState]): WindowState {
   return remaining(day) < remaining(minute) ? day : minute
 }
 
@@ -38,6 +38,9 @@ export function windowInForce([minute, day]: [WindowState, WindowState]): Window
 export function blockingWindow([minute, day]: [WindowState, WindowState]): WindowState {
   return day.used >= day.limit ? day : minute
 }
+
+/** One window of the IETF `RateLimit` field: its remaining requests and the seconds until it ends. */
+const rateLimitItem = (w: WindowState, now: number) => `"${w.name}";r=${remaining(w)};t=${secondsUntil(w.endsAt, now)}`
 
 /** X-RateLimit-* and the IETF RateLimit-Policy / RateLimit fields (draft-ietf-httpapi-ratelimit-headers-10). */
 export function rateLimitHeaders(windows: [WindowState, WindowState], now: number): Record<string, string> {
@@ -48,7 +51,7 @@ export function rateLimitHeaders(windows: [WindowState, WindowState], now: numbe
     'x-ratelimit-remaining': String(remaining(inForce)),
     'x-ratelimit-reset': String(Math.ceil(inForce.endsAt / 1000)),
     'ratelimit-policy': `"minute";q=${minute.limit};w=60, "day";q=${day.limit};w=86400`,
-    ratelimit: `"minute";r=${remaining(minute)};t=${secondsUntil(minute.endsAt, now)}, "day";r=${remaining(day)};t=${secondsUntil(day.endsAt, now)}`
+    ratelimit: `${rateLimitItem(minute, now)}, ${rateLimitItem(day, now)}`
   }
 }
 

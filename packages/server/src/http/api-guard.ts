@@ -18,7 +18,7 @@ declare module 'fastify' {
   }
 }
 
-export function isApiPath(url: string): boolean {
+function isApiPath(url: string): boolean {
   return url.startsWith('/v1/') || url === '/v1' || url.startsWith('/v1?')
 }
 
@@ -33,7 +33,7 @@ export interface ApiGuardOptions {
 }
 
 /** The rate-limit headers go on the response, whatever its status; a refusal is thrown. */
-export function applyVerdict(reply: FastifyReply, verdict: Verdict): void {
+function applyVerdict(reply: FastifyReply, verdict: Verdict): void {
   reply.headers(verdict.headers)
   if (verdict.refusal !== undefined) throw verdict.refusal
 }

@@ -5,9 +5,7 @@ import type { KeyCache } from '../domain/key-cache.ts'
 import { looksLikeKey } from '../domain/keys.ts'
 import type { ApiKeyRecord } from '../storage/types.ts'
 
-export type AuthResult =
-  | { ok: true, key: ApiKeyRecord }
-  | { ok: false, error: ApiError }
+export type AuthResult = { ok: true; key: ApiKeyRecord } | { ok: false; error: ApiError }
 
 const REALM = 'Bearer realm="animal-store"'
 

@@ -14,16 +14,24 @@ export function errorBody(code: ErrorCode, message: string): ErrorBody {
 export function writeClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const [code, message]: [ErrorCode, string] =
-    error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? ['request_timeout', 'the request was not received in time']
-      : error.code === 'HPE_HEADER_OVERFLOW' ? ['header_fields_too_large', 'the request line and headers (a long URL included) are larger than the server accepts']
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? ['request_timeout', 'the request was not received in time']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? ['header_fields_too_large', 'the request line and headers (a long URL included) are larger than the server accepts']
         : ['bad_request', 'the request is not valid HTTP/1.1']
   const status = ERROR_STATUS[code]
   const body = JSON.stringify(errorBody(code, message))
   if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `X-Request-Id: ${randomUUID()}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`
-    )
+    const head = [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `X-Request-Id: ${randomUUID()}`,
+      'X-Content-Type-Options: nosniff',
+      'Cache-Control: no-store',
+      'Connection: close'
+    ]
+    socket.write(`${head.join('\r\n')}\r\n\r\n${body}`)
   }
   socket.destroy()
 }

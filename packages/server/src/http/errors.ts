@@ -6,7 +6,7 @@ import { errorBody } from './error-body.ts'
 import type { AllowedMethods } from './method-not-allowed.ts'
 
 /** Seconds a client should wait before retrying when a backing store is unreachable. */
-export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5
 
 const FRAMEWORK_ERRORS: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'the body must be a JSON object sent with Content-Type: application/json'],
@@ -19,23 +19,33 @@ const FRAMEWORK_ERRORS: Record<string, [ErrorCode, string]> = {
   FST_ERR_ASYNC_CONSTRAINT: ['bad_request', 'the request could not be routed']
 }
 
-const BY_STATUS: Record<number, ErrorCode> = { 404: 'not_found', 405: 'method_not_allowed', 408: 'request_timeout', 413: 'payload_too_large', 415: 'unsupported_media_type', 431: 'header_fields_too_large' }
+const BY_STATUS: Record<number, ErrorCode> = {
+  404: 'not_found',
+  405: 'method_not_allowed',
+  408: 'request_timeout',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  431: 'header_fields_too_large'
+}
 
 /** Maps anything thrown, by any layer, to the code, message and headers of an Error body. */
 export function classify(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error
   if (error instanceof StorageUnavailableError) {
-    return new ApiError('unavailable', 'the database is unreachable; retry later', { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) })
+    return new ApiError('unavailable', 'the database is unreachable; retry later', {
+      'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS)
+    })
   }
   const fastifyError = error as Partial<FastifyError> | undefined
   const known = fastifyError?.code === undefined ? undefined : FRAMEWORK_ERRORS[fastifyError.code]
   if (known !== undefined) return new ApiError(known[0], known[1])
   const status = fastifyError?.statusCode
-  if (status !== undefined && status >= 400 && status < 500) return new ApiError(BY_STATUS[status] ?? 'bad_request', 'the request could not be processed')
+  if (status !== undefined && status >= 400 && status < 500)
+    return new ApiError(BY_STATUS[status] ?? 'bad_request', 'the request could not be processed')
   return undefined
 }
 
-export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value)
   return reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error.code, error.message))
 }
@@ -49,7 +59,10 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: Allo
       return sendError(reply, known)
     }
     request.log.error({ err: error }, 'unhandled error')
-    return sendError(reply, new ApiError('internal_error', `an unexpected error occurred; quote request id ${request.id} when reporting it`))
+    return sendError(
+      reply,
+      new ApiError('internal_error', `an unexpected error occurred; quote request id ${request.id} when reporting it`)
+    )
   })
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
@@ -59,7 +72,10 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: Allo
       reply.headers(refusal.responseHeaders)
       return sendError(reply, refusal.error)
     }
-    return sendError(reply, new ApiError('not_found', `no resource at ${request.method} ${path.length > 100 ? `${path.slice(0, 100)}...` : path}`))
+    return sendError(
+      reply,
+      new ApiError('not_found', `no resource at ${request.method} ${path.length > 100 ? `${path.slice(0, 100)}...` : path}`)
+    )
   })
 }
 

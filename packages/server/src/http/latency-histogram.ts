@@ -30,7 +30,11 @@ export class LatencyHistogram {
     const id = `${method} ${route}`
     let series = this.#series.get(id)
     if (series === undefined) {
-      series = { labels: `method="${escapeLabel(method)}",route="${escapeLabel(route)}"`, counts: new Array<number>(this.#bounds.length + 1).fill(0), sum: 0 }
+      series = {
+        labels: `method="${escapeLabel(method)}",route="${escapeLabel(route)}"`,
+        counts: new Array<number>(this.#bounds.length + 1).fill(0),
+        sum: 0
+      }
       this.#series.set(id, series)
     }
     let bucket = 0
@@ -48,7 +52,11 @@ export class LatencyHistogram {
         lines.push(`${this.#name}_bucket{le="${bound}",${labels}} ${cumulative}`)
       })
       cumulative += counts[this.#bounds.length]!
-      lines.push(`${this.#name}_bucket{le="+Inf",${labels}} ${cumulative}`, `${this.#name}_sum{${labels}} ${sum}`, `${this.#name}_count{${labels}} ${cumulative}`)
+      lines.push(
+        `${this.#name}_bucket{le="+Inf",${labels}} ${cumulative}`,
+        `${this.#name}_sum{${labels}} ${sum}`,
+        `${this.#name}_count{${labels}} ${cumulative}`
+      )
     }
     return `${lines.join('\n')}\n`
   }

@@ -19,14 +19,13 @@ export interface PetPages {
 /** Pages read from the pet service and serialized by the contract's `Pets` schema. */
 export function renderedPages(pets: PetService, baseUrl: string): PetPages {
   const serialize = compileSerializer(Pets)
+  const nextLink = ({ limit, status }: PageQuery, cursor: string) =>
+    `<${baseUrl}/pets?limit=${limit}${status === undefined ? '' : `&status=${status}`}&cursor=${cursor}>; rel="next"`
   return {
     page: (query) =>
       andThen(pets.list(query), (found) => ({
         body: serialize(found.pets),
-        link:
-          found.next === undefined
-            ? undefined
-            : `<${baseUrl}/pets?limit=${query.limit}${query.status === undefined ? '' : `&status=${query.status}`}&cursor=${found.next}>; rel="next"`
+        link: found.next === undefined ? undefined : nextLink(query, found.next)
       }))
   }
 }
@@ -77,7 +76,8 @@ export class CachedPages implements PetPages {
   #get(key: string, version: PetsVersionToken): RenderedPage | undefined {
     const entry = this.#entries.get(key)
     if (entry === undefined) return undefined
-    if (entry.version === version && (this.#maxAgeMs === Number.POSITIVE_INFINITY || this.#clock.now() - entry.storedAt < this.#maxAgeMs)) return entry
+    if (entry.version === version && (this.#maxAgeMs === Number.POSITIVE_INFINITY || this.#clock.now() - entry.storedAt < this.#maxAgeMs))
+      return entry
     this.#entries.delete(key)
     return undefined
   }

@@ -20,12 +20,15 @@ export class AllowedMethods {
   add(url: string, methods: string[], responseHeaders: Record<string, string> = {}): void {
     const allowed = new Set(methods)
     if (allowed.has('GET')) allowed.add('HEAD')
-    const source = url.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')
+    const source = url
+      .split('/')
+      .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/')
     this.#paths.push({ pattern: new RegExp(`^${source}$`), allow: METHOD_ORDER.filter((m) => allowed.has(m)).join(', '), responseHeaders })
   }
 
   /** The 405 for a path that exists with other methods; undefined when the path is unknown. */
-  refusal(method: string, path: string): { error: ApiError, responseHeaders: Record<string, string> } | undefined {
+  refusal(method: string, path: string): { error: ApiError; responseHeaders: Record<string, string> } | undefined {
     const known = this.#paths.find((p) => p.pattern.test(path))
     if (known === undefined) return undefined
     return {

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
 import type { Clock } from '../base/clock.ts'
 import type { WindowName } from '../domain/rate-limit-policy.ts'
-import type { FallbackEvents } from '../limits/fallback.ts'
+import type { FallbackEvents } from '../limits/types.ts'
 import type { RateLimitObserver } from '../limits/rate-limiter.ts'
 import { LatencyHistogram } from './latency-histogram.ts'
 import { routeConfigOf } from './request-context.ts'
@@ -31,27 +31,46 @@ export class Metrics implements RateLimitObserver {
   readonly #requestCounts = new PendingCounts()
   /** By plan. */
   readonly #allowedCounts = new PendingCounts()
-  readonly requests = new Counter({
+  readonly #requests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests by route, method and status',
     labelNames: ['method', 'route', 'status'] as const,
     registers: [this.registry],
-    collect: () => this.#requestCounts.flush((id, count) => {
-      const [method, route, status] = id.split(' ')
-      this.requests.inc({ method, route, status: Number(status) }, count)
-    })
+    collect: () =>
+      this.#requestCounts.flush((id, count) => {
+        const [method, route, status] = id.split(' ')
+        this.#requests.inc({ method, route, status: Number(status) }, count)
+      })
   })
-  readonly duration = new LatencyHistogram('http_request_duration_seconds', 'HTTP request latency by route', [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1])
-  readonly rateLimitDecisions = new Counter({
+  readonly #duration = new LatencyHistogram(
+    'http_request_duration_seconds',
+    'HTTP request latency by route',
+    [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]
+  )
+  readonly #rateLimitDecisions = new Counter({
     name: 'rate_limit_decisions_total',
     help: 'Rate-limit decisions by plan, outcome (allowed, rate_limited, banned) and refusing window',
     labelNames: ['plan', 'outcome', 'window'] as const,
     registers: [this.registry],
-    collect: () => this.#allowedCounts.flush((plan, count) => this.rateLimitDecisions.inc({ plan, outcome: 'allowed', window: 'none' }, count))
+    collect: () =>
+      this.#allowedCounts.flush((plan, count) => this.#rateLimitDecisions.inc({ plan, outcome: 'allowed', window: 'none' }, count))
   })
-  readonly bansStarted = new Counter({ name: 'rate_limit_bans_started_total', help: 'Temporary bans started, by plan', labelNames: ['plan'] as const, registers: [this.registry] })
-  readonly limitStoreFallbacks = new Counter({ name: 'rate_limit_store_fallbacks_total', help: 'Times the shared counter store (Redis) became unreachable and limits fell back to per-instance counters', registers: [this.registry] })
-  readonly limitStoreDegraded = new Gauge({ name: 'rate_limit_store_degraded', help: '1 while rate limits run on per-instance counters because Redis is unreachable', registers: [this.registry] })
+  readonly #bansStarted = new Counter({
+    name: 'rate_limit_bans_started_total',
+    help: 'Temporary bans started, by plan',
+    labelNames: ['plan'] as const,
+    registers: [this.registry]
+  })
+  readonly #limitStoreFallbacks = new Counter({
+    name: 'rate_limit_store_fallbacks_total',
+    help: 'Times the shared counter store (Redis) became unreachable and limits fell back to per-instance counters',
+    registers: [this.registry]
+  })
+  readonly #limitStoreDegraded = new Gauge({
+    name: 'rate_limit_store_degraded',
+    help: '1 while rate limits run on per-instance counters because Redis is unreachable',
+    registers: [this.registry]
+  })
   /** Bans this instance started, until they end: key id to ban end (Unix ms). */
   readonly #bans = new Map<string, number>()
 
@@ -80,7 +99,7 @@ export class Metrics implements RateLimitObserver {
     const { method } = request
     const status = reply.statusCode
     this.#requestCounts.add(`${method} ${route} ${status}`)
-    this.duration.observe(method, route, reply.elapsedTime / 1000)
+    this.#duration.observe(method, route, reply.elapsedTime / 1000)
   }
 
   /** A request the rate limiter let through (the hot path's one decision, counted cheaply). */
@@ -89,16 +108,16 @@ export class Metrics implements RateLimitObserver {
   }
 
   refused(plan: string, outcome: 'rate_limited' | 'banned', window: WindowName | 'none'): void {
-    this.rateLimitDecisions.inc({ plan, outcome, window })
+    this.#rateLimitDecisions.inc({ plan, outcome, window })
   }
 
   /** The Prometheus text of every metric. */
   async render(): Promise<string> {
-    return `${await this.registry.metrics()}${this.duration.render()}`
+    return `${await this.registry.metrics()}${this.#duration.render()}`
   }
 
   banStarted(plan: string, keyId: string, until: number): void {
-    this.bansStarted.inc({ plan })
+    this.#bansStarted.inc({ plan })
     this.#bans.set(keyId, until)
   }
 
@@ -106,12 +125,12 @@ export class Metrics implements RateLimitObserver {
   counterStoreEvents(log: FallbackEvents): FallbackEvents {
     return {
       degraded: (error) => {
-        this.limitStoreFallbacks.inc()
-        this.limitStoreDegraded.set(1)
+        this.#limitStoreFallbacks.inc()
+        this.#limitStoreDegraded.set(1)
         log.degraded(error)
       },
       recovered: () => {
-        this.limitStoreDegraded.set(0)
+        this.#limitStoreDegraded.set(0)
         log.recovered()
       }
     }

@@ -48,7 +48,9 @@ export class SpeculativeReads {
           }
         },
         (error: unknown) => {
-          const known = classify(error) ?? new ApiError('internal_error', `an unexpected error occurred; quote request id ${request.id} when reporting it`)
+          const known =
+            classify(error) ??
+            new ApiError('internal_error', `an unexpected error occurred; quote request id ${request.id} when reporting it`)
           if (known.code === 'internal_error') request.log.error({ err: error }, 'rate limit verdict failed')
           resume(null, refuse(request, reply, known, {}))
         }

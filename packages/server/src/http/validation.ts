@@ -6,7 +6,7 @@ import { toJsonSchema } from '@animal-store/contract'
 import { ApiError } from '../domain/api-error.ts'
 
 interface ObjectSchema {
-  properties: Record<string, { type?: string, 'x-rule'?: string }>
+  properties: Record<string, { type?: string; 'x-rule'?: string }>
   required?: string[]
 }
 
@@ -18,7 +18,7 @@ interface SchemaError {
 }
 
 /** One message per failing field, naming the field and the rule it breaks. */
-export function describeErrors(schema: ObjectSchema, errors: readonly SchemaError[], where: 'body' | 'query'): string {
+function describeErrors(schema: ObjectSchema, errors: readonly SchemaError[], where: 'body' | 'query'): string {
   const messages = new Set<string>()
   const noun = where === 'body' ? 'property' : 'query parameter'
   const allowed = Object.keys(schema.properties).join(', ')
@@ -27,9 +27,10 @@ export function describeErrors(schema: ObjectSchema, errors: readonly SchemaErro
     if (error.keyword === 'required') {
       for (const name of error.params.requiredProperties as string[]) messages.add(`${name} is required`)
     } else if (error.keyword === 'additionalProperties') {
-      for (const name of error.params.additionalProperties as string[]) messages.add(`unknown ${noun} ${JSON.stringify(name)}: allowed are ${allowed}`)
+      for (const name of error.params.additionalProperties as string[])
+        messages.add(`unknown ${noun} ${JSON.stringify(name)}: allowed are ${allowed}`)
     } else if (field !== '' && error.keyword !== 'boolean') {
-      const rule = error.keyword === '~refine' ? error.message : schema.properties[field]?.['x-rule'] ?? error.message
+      const rule = error.keyword === '~refine' ? error.message : (schema.properties[field]?.['x-rule'] ?? error.message)
       messages.add(`${field} ${rule}`)
     } else if (field === '') {
       messages.add(`the ${where} ${error.message}`)
@@ -60,9 +61,12 @@ function bodyValidator(schema: TSchema) {
   const validator = Compile(schema)
   return (value: unknown) => {
     // No Content-Type and no body never reaches the JSON parser (which never yields null).
-    if (value === undefined || value === null) return { error: new ApiError('unsupported_media_type', 'the body must be a JSON object sent with Content-Type: application/json') }
+    if (value === undefined || value === null)
+      return { error: new ApiError('unsupported_media_type', 'the body must be a JSON object sent with Content-Type: application/json') }
     if (validator.Check(value)) return { value }
-    return { error: new ApiError('validation_failed', describeErrors(schema as unknown as ObjectSchema, validator.Errors(value) as SchemaError[], 'body')) }
+    return {
+      error: new ApiError('validation_failed', describeErrors(schema as unknown as ObjectSchema, validator.Errors(value), 'body'))
+    }
   }
 }
 
@@ -73,7 +77,7 @@ function queryValidator(schema: TSchema) {
     const value = decodeQuery(object, raw as Record<string, unknown>)
     if (typeof value === 'string') return { error: new ApiError('validation_failed', value) }
     if (validator.Check(value)) return { value }
-    return { error: new ApiError('validation_failed', describeErrors(object, validator.Errors(value) as SchemaError[], 'query')) }
+    return { error: new ApiError('validation_failed', describeErrors(object, validator.Errors(value), 'query')) }
   }
 }
 
@@ -88,10 +92,9 @@ export function compileSerializer(schema: unknown): (value: unknown) => string {
  */
 export function registerSchemaCompilers(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => {
-    if (httpPart === 'body') return bodyValidator(schema as TSchema)
-    if (httpPart === 'querystring') return queryValidator(schema as TSchema)
+    if (httpPart === 'body') return bodyValidator(schema)
+    if (httpPart === 'querystring') return queryValidator(schema)
     throw new Error(`no validator for ${httpPart ?? 'unknown part'}: parse it in the handler`)
   })
   app.setSerializerCompiler(({ schema }) => compileSerializer(schema))
 }
-

@@ -1,12 +1,5 @@
 import { MemoryCounterStore } from './memory.ts'
-import type { ConsumeRequest, ConsumeResult, CounterStore, RemoteCounterStore, SubjectUsage } from './types.ts'
-
-export interface FallbackEvents {
-  /** The shared store stopped answering: limits are now per instance. Called once per outage. */
-  degraded(error: unknown): void
-  /** The shared store answers again. */
-  recovered(): void
-}
+import type { ConsumeRequest, ConsumeResult, CounterStore, FallbackEvents, RemoteCounterStore, SubjectUsage } from './types.ts'
 
 /**
  * The shared store while it answers; this instance's memory while it does not, so the service
@@ -67,9 +60,13 @@ export class FallbackCounterStore implements CounterStore {
     )
   }
 
+  /** Lifts the ban in the counters in force now, and in the shared store when it answers now (its ban stays otherwise). */
   async unban(subject: string, now: number): Promise<void> {
     await this.#fallback.unban(subject)
-    await this.#primary.unban(subject, now)
+    await this.#run(
+      () => this.#primary.unban(subject, now),
+      async () => {}
+    )
   }
 
   async close(): Promise<void> {

@@ -103,7 +103,8 @@ export class MemoryCounterStore implements CounterStore {
   prune(now: number): void {
     const today = windowStart(now, DAY_MS)
     for (const [subject, row] of this.#rows) {
-      if (row.dayStart < today && (row.bannedUntil === null || row.bannedUntil <= now) && !this.#dirty.has(subject)) this.#rows.delete(subject)
+      if (row.dayStart < today && (row.bannedUntil === null || row.bannedUntil <= now) && !this.#dirty.has(subject))
+        this.#rows.delete(subject)
     }
   }
 }

@@ -5,7 +5,7 @@ import { MemoryCounterStore, usageAt } from './memory.ts'
 import type { ConsumeRequest, ConsumeResult, CounterReader, CounterStore, SubjectUsage } from './types.ts'
 
 /** How often counters reach the file: a crash loses at most this much usage (bans are written at once). */
-export const FLUSH_INTERVAL_MS = 1000
+const FLUSH_INTERVAL_MS = 1000
 
 /**
  * The embedded default's counters: in this process's memory (one atomic step per request, no

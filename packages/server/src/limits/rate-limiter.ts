@@ -37,7 +37,7 @@ export class RateLimiter {
   /** Keys whose latest request was refused (limited or banned); bounded by the keys issued. */
   readonly #refused = new Set<string>()
 
-  constructor(store: CounterStore, clock: Clock, options: { banMs: number, observer: RateLimitObserver }) {
+  constructor(store: CounterStore, clock: Clock, options: { banMs: number; observer: RateLimitObserver }) {
     this.#store = store
     this.#clock = clock
     this.#banMs = options.banMs
@@ -81,7 +81,9 @@ export class RateLimiter {
       this.#observer.refused(plan, 'banned', 'none')
       if (result.banStarted && key !== undefined) this.#observer.banStarted(plan, key.id, until)
       const seconds = retryAfterSeconds(until, now)
-      const message = `the API key is banned until ${new Date(until).toISOString()} for repeated requests past its rate limit; retry after ${seconds} s and back off exponentially`
+      const message =
+        `the API key is banned until ${new Date(until).toISOString()} for repeated requests past its rate limit; ` +
+        `retry after ${seconds} s and back off exponentially`
       return { headers, refusal: new ApiError('api_key_banned', message, { 'retry-after': String(seconds) }) }
     }
     const blocking = blockingWindow(windows)

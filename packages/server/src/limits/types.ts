@@ -59,5 +59,13 @@ export interface RemoteCounterStore extends CounterStore {
   readonly status: string
 }
 
+/** What a store that falls back to per-instance counters reports. */
+export interface FallbackEvents {
+  /** The shared store stopped answering: limits are now per instance. Called once per outage. */
+  degraded(error: unknown): void
+  /** The shared store answers again. */
+  recovered(): void
+}
+
 export const keySubject = (keyId: string) => `key:${keyId}`
 export const addressSubject = (address: string) => `ip:${address}`

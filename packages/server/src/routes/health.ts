@@ -10,14 +10,16 @@ export function registerHealth(app: FastifyInstance, checks: Record<string, Read
   app.get('/readyz', async (_request, reply) => {
     const results: Record<string, string> = {}
     const failures: string[] = []
-    await Promise.all(Object.entries(checks).map(async ([name, check]) => {
-      try {
-        results[name] = (await check()) ?? 'ok'
-      } catch (error) {
-        results[name] = `unavailable: ${(error as Error).message}`
-        failures.push(name)
-      }
-    }))
+    await Promise.all(
+      Object.entries(checks).map(async ([name, check]) => {
+        try {
+          results[name] = (await check()) ?? 'ok'
+        } catch (error) {
+          results[name] = `unavailable: ${(error as Error).message}`
+          failures.push(name)
+        }
+      })
+    )
     if (failures.length === 0) return { status: 'ready', checks: results }
     reply.code(503).header('retry-after', '5')
     return { ...errorBody('unavailable', `not ready: ${failures.sort().join(', ')} unreachable`), checks: results }

@@ -68,7 +68,10 @@ export function registerPetRoutes(app: FastifyInstance, { pets, pages, allowedMe
     url: toRoute(getPet.path),
     config: { auth: true, responseHeaders: deprecation },
     schema: { response: { [getPet.success.status]: getPet.success.schema } },
-    handler: (request, reply) => sendWhenReady(reply, pets.get(request.params.petId), (pet) => reply.send(pet))
+    handler: (request, reply) =>
+      sendWhenReady(reply, pets.get(request.params.petId), (pet) => {
+        reply.send(pet)
+      })
   })
   allowedMethods.add(toRoute(getPet.path), [getPet.method], deprecation)
 }

@@ -41,14 +41,14 @@ export interface IdempotencyCompletion {
 export interface PendingCreate {
   pet: NewPetRecord
   idempotency: IdempotencyCompletion | undefined
-  resolve(pet: Pet): void
-  reject(error: unknown): void
+  resolve: (pet: Pet) => void
+  reject: (error: unknown) => void
 }
 
 export type IdempotencyClaim =
-  | { state: 'claimed', token: string }
-  | { state: 'in_flight', fingerprint: string }
-  | { state: 'completed', fingerprint: string, response: StoredResponse }
+  | { state: 'claimed'; token: string }
+  | { state: 'in_flight'; fingerprint: string }
+  | { state: 'completed'; fingerprint: string; response: StoredResponse }
 
 export interface IdempotencyStore {
   /**
@@ -58,7 +58,12 @@ export interface IdempotencyStore {
    * abandoned claim, e.g. after a crash, can then be taken over). Returns the claim's token, or
    * the live record.
    */
-  claim(scope: IdempotencyScope, fingerprint: string, now: number, limits: { expiredBefore: number, staleBefore: number }): Promise<IdempotencyClaim>
+  claim(
+    scope: IdempotencyScope,
+    fingerprint: string,
+    now: number,
+    limits: { expiredBefore: number; staleBefore: number }
+  ): Promise<IdempotencyClaim>
   /** Drops this request's unfinished claim (its write failed), so the key can be used again. */
   release(scope: IdempotencyScope, token: string): Promise<void>
   /** Deletes records created before `before`; returns how many. */

@@ -2,7 +2,8 @@ import type { TestContext } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.ts'
 import { ManualClock } from '../../src/base/clock.ts'
-import { compose, type ComposeOptions, type Services } from '../../src/compose.ts'
+import { compose, type ComposeOptions } from '../../src/compose.ts'
+import type { Services } from '../../src/services.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import type { CreateKeyInput } from '../../src/domain/keys.ts'
 import type { Storage } from '../../src/storage/types.ts'
@@ -24,7 +25,7 @@ export interface TestApp {
   clock: ManualClock
   /** Creates an API key (free plan unless told) and returns its secret. */
   key(input?: Partial<CreateKeyInput>): Promise<string>
-  keyWithId(input?: Partial<CreateKeyInput>): Promise<{ key: string, id: string }>
+  keyWithId(input?: Partial<CreateKeyInput>): Promise<{ key: string; id: string }>
   /** fetch against the origin with the key as bearer (unless headers say otherwise). */
   fetch(path: string, init?: RequestInit & { key?: string | null }): Promise<Response>
   /** Stops serving and closes the services, as SIGTERM does (also done when the test ends). */

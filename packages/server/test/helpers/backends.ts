@@ -37,13 +37,13 @@ export const BACKENDS: Backend[] = [sqliteBackend, postgresBackend]
 
 /** The storage `env` points at, opened as the service opens it (not migrated); closed after the test. */
 export async function openStorage(t: TestContext, env: Record<string, string>): Promise<Storage> {
-  const { storage, close } = await compose(loadConfig(env), { role: 'admin', migrate: false })
-  defer(t, close)
-  return storage
+  const services = await compose(loadConfig(env), { role: 'admin', migrate: false })
+  defer(t, () => services.close())
+  return services.storage
 }
 
 /** A fresh, migrated store of `backend`; closed and removed after the test. */
-export async function openStore(t: TestContext, backend: Backend): Promise<{ storage: Storage, env: Record<string, string> }> {
+export async function openStore(t: TestContext, backend: Backend): Promise<{ storage: Storage; env: Record<string, string> }> {
   const env = await backend.environment(t)
   const storage = await openStorage(t, env)
   await storage.migrate()
@@ -63,6 +63,6 @@ export async function backendSkip(backend: Backend): Promise<string | false> {
 }
 
 /** The backends a behaviour suite runs over here, each with its skip reason (see backendSkip). */
-export async function suiteBackends(): Promise<Array<{ backend: Backend, skip: string | false }>> {
+export async function suiteBackends(): Promise<Array<{ backend: Backend; skip: string | false }>> {
   return Promise.all(BACKENDS.map(async (backend) => ({ backend, skip: await backendSkip(backend) })))
 }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { recordIssuedKey, recordProcessOutput } from './logs.ts'
+import { until } from './wait.ts'
 
 export const BIN = fileURLToPath(new URL('../../bin/animal-store.js', import.meta.url))
 
@@ -13,11 +14,18 @@ export interface CliResult {
 /** Runs `animal-store <args>` as a user would, with the given environment (`bin`: another build of the CLI). */
 export function runCli(args: string[], env: Record<string, string>, bin = BIN): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', (chunk) => { stdout += chunk })
-    child.stderr.on('data', (chunk) => { stderr += chunk })
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
     child.on('error', reject)
     child.on('close', (code) => {
       // `keys create` prints its secret by design; everything else the CLI prints is checked for secrets.
@@ -31,28 +39,44 @@ export function runCli(args: string[], env: Record<string, string>, bin = BIN): 
 }
 
 /** Starts `animal-store serve` and resolves once it answers /healthz (`bin`: another build of the CLI). */
-export async function startServe(env: Record<string, string>, origin: string, bin = BIN): Promise<{ child: ChildProcess, output: () => string, exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [bin, 'serve'], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'trace', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+export async function startServe(
+  env: Record<string, string>,
+  origin: string,
+  bin = BIN
+): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [bin, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'trace', ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
   let output = ''
-  child.stdout!.on('data', (chunk) => { output += chunk })
-  child.stderr!.on('data', (chunk) => { output += chunk })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
-    recordProcessOutput('serve', output)
-    resolve(code)
-  }))
-  const deadline = Date.now() + 15_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`serve exited early (${child.exitCode}): ${output}`)
-    try {
-      if ((await fetch(`${origin}/healthz`)).ok) break
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL')
-      throw new Error(`serve did not start: ${output}`)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50))
+  child.stdout.on('data', (chunk) => {
+    output += chunk
+  })
+  child.stderr.on('data', (chunk) => {
+    output += chunk
+  })
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      recordProcessOutput('serve', output)
+      resolve(code)
+    })
+  )
+  try {
+    await until(
+      async () => {
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`serve exited early (${child.exitCode ?? child.signalCode})`)
+        try {
+          return (await fetch(`${origin}/healthz`)).ok
+        } catch {
+          return false // not listening yet
+        }
+      },
+      { timeoutMs: 15_000, intervalMs: 50, what: `serve to answer ${origin}/healthz` }
+    )
+  } catch (error) {
+    child.kill('SIGKILL')
+    throw new Error(`serve did not start: ${(error as Error).message}\n${output}`, { cause: error })
   }
   return { child, output: () => output, exited }
 }

@@ -22,7 +22,9 @@ let reachable: Promise<string | undefined> | undefined
 export function postgresUnavailable(): Promise<string | undefined> {
   reachable ??= adminQuery<{ ok: boolean }>("SELECT has_database_privilege(current_database(), 'CREATE') AS ok").then(
     ([row]) => (row?.ok === true ? undefined : `the user of ${TEST_DATABASE_URL} may not create schemas`),
-    (error: Error) => `PostgreSQL at ${TEST_DATABASE_URL} is not reachable (${error.message || (error as { code?: string }).code}); set TEST_DATABASE_URL or start PostgreSQL`
+    (error: Error) =>
+      `PostgreSQL at ${TEST_DATABASE_URL} is not reachable (${error.message || (error as { code?: string }).code}); ` +
+      'set TEST_DATABASE_URL or start PostgreSQL'
   )
   return reachable
 }
@@ -48,7 +50,13 @@ export interface TestSchema {
 export async function createSchema(): Promise<TestSchema> {
   const name = `animal_store_test_${randomBytes(6).toString('hex')}`
   await adminQuery(`CREATE SCHEMA ${name}`)
-  return { name, url: schemaUrl(name), drop: async () => { await adminQuery(`DROP SCHEMA IF EXISTS ${name} CASCADE`) } }
+  return {
+    name,
+    url: schemaUrl(name),
+    drop: async () => {
+      await adminQuery(`DROP SCHEMA IF EXISTS ${name} CASCADE`)
+    }
+  }
 }
 
 /** Closes, from the server side, every connection made through the schema's URL (as a restart would). */

@@ -7,17 +7,17 @@ import { connect, createServer, type Server, type Socket } from 'node:net'
  */
 export class TcpProxy {
   readonly port: number
-  readonly #target: { host: string, port: number }
+  readonly #target: { host: string; port: number }
   readonly #sockets = new Set<Socket>()
   #server: Server | undefined
   #stalled = false
 
-  private constructor(port: number, target: { host: string, port: number }) {
+  private constructor(port: number, target: { host: string; port: number }) {
     this.port = port
     this.#target = target
   }
 
-  static async start(target: { host: string, port: number }): Promise<TcpProxy> {
+  static async start(target: { host: string; port: number }): Promise<TcpProxy> {
     const probe = createServer()
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
     const { port } = probe.address() as { port: number }

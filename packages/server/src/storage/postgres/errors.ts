@@ -2,8 +2,18 @@ import { StorageUnavailableError } from '../types.ts'
 
 // Socket-level failures: the server is down, unreachable or went away mid-query.
 const NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'EHOSTDOWN',
-  'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'ENOENT'
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENOENT'
 ])
 
 // SQLSTATEs that say "not now" rather than "never": the same request may succeed later.
@@ -13,10 +23,19 @@ const NETWORK_CODES = new Set([
 const TRANSIENT_SQLSTATE = /^(08|53|57P0)|^57014$|^25P03$/
 
 // pg reports these without any code: a dead or closed connection, or a full pool.
-const DRIVER_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end)/
+const DRIVER_MESSAGES = new RegExp(
+  `^(${[
+    'Connection terminated',
+    'timeout exceeded when trying to connect',
+    'Query read timeout',
+    'Client has encountered a connection error',
+    'Client was closed',
+    'Cannot use a pool after calling end'
+  ].join('|')})`
+)
 
 /** True when the error says PostgreSQL cannot be reached or cannot serve right now. */
-export function isUnavailable(error: unknown): boolean {
+function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false
   const code = (error as { code?: unknown }).code
   if (typeof code === 'string' && (NETWORK_CODES.has(code) || TRANSIENT_SQLSTATE.test(code))) return true

@@ -18,7 +18,12 @@ export class PostgresIdempotency implements IdempotencyStore {
     this.#db = db
   }
 
-  async claim(scope: IdempotencyScope, fingerprint: string, now: number, { expiredBefore, staleBefore }: { expiredBefore: number, staleBefore: number }): Promise<IdempotencyClaim> {
+  async claim(
+    scope: IdempotencyScope,
+    fingerprint: string,
+    now: number,
+    { expiredBefore, staleBefore }: { expiredBefore: number; staleBefore: number }
+  ): Promise<IdempotencyClaim> {
     const token = randomUUID()
     // One statement decides, under the primary key's lock: insert, or take over an expired
     // record or a stale claim. Two instances racing on one key: exactly one gets its token back.
@@ -44,11 +49,18 @@ export class PostgresIdempotency implements IdempotencyStore {
   }
 
   async release(scope: IdempotencyScope, token: string): Promise<void> {
-    await this.#db.query('DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND token = $3 AND status IS NULL', [scope.apiKeyId, scope.key, token])
+    await this.#db.query('DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND token = $3 AND status IS NULL', [
+      scope.apiKeyId,
+      scope.key,
+      token
+    ])
   }
 
   async purge(before: number): Promise<number> {
-    const rows = await this.#db.query<{ n: string }>('WITH gone AS (DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1) SELECT count(*) AS n FROM gone', [String(before)])
+    const rows = await this.#db.query<{ n: string }>(
+      'WITH gone AS (DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1) SELECT count(*) AS n FROM gone',
+      [String(before)]
+    )
     return Number(rows[0]?.n ?? 0)
   }
 }

@@ -72,9 +72,8 @@ export class PostgresStorage implements Storage {
       await client.connect()
       // Several instances starting at once: the first applies, the others wait, then find nothing to do.
       await client.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`)
-      await client.query(
-        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())'
-      )
+      await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations
+        (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`)
       return await runMigrations(new PostgresMigrations(client), POSTGRES_MIGRATIONS)
     } catch (error) {
       throw translateError(error)

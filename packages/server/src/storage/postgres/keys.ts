@@ -12,7 +12,6 @@ const KEY_COLUMNS = `id, prefix, name, plan, per_minute, per_day, ${ms('created_
 // Limits and millisecond times were safe integers when written, so Number() is exact here.
 const toKey = (row: KeyRow<string>): ApiKeyRecord => keyFromRow(row, Number)
 
-
 const text = (value: number | null) => (value === null ? null : String(value))
 
 export class PostgresKeys implements KeyStore {
@@ -26,7 +25,18 @@ export class PostgresKeys implements KeyStore {
     await this.#db.query(
       `INSERT INTO api_keys (id, secret_hash, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, ${fromMs('$8')}, ${fromMs('$9')}, ${fromMs('$10')})`,
-      [key.id, secretHash, key.prefix, key.name, key.plan, text(key.perMinute), text(key.perDay), text(key.createdAt), text(key.expiresAt), text(key.revokedAt)]
+      [
+        key.id,
+        secretHash,
+        key.prefix,
+        key.name,
+        key.plan,
+        text(key.perMinute),
+        text(key.perDay),
+        text(key.createdAt),
+        text(key.expiresAt),
+        text(key.revokedAt)
+      ]
     )
   }
 
@@ -45,7 +55,10 @@ export class PostgresKeys implements KeyStore {
   }
 
   async revoke(id: string, at: number): Promise<boolean> {
-    const rows = await this.#db.query(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${fromMs('$1')}) WHERE id = $2 RETURNING id`, [String(at), id])
+    const rows = await this.#db.query(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${fromMs('$1')}) WHERE id = $2 RETURNING id`, [
+      String(at),
+      id
+    ])
     return rows.length > 0
   }
 }

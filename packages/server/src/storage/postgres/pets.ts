@@ -1,12 +1,24 @@
 import { toInt64, type Int64, type Pet, type PetStatus } from '@animal-store/contract'
-import { IdempotencyClaimLostError, type IdempotencyCompletion, type NewPetRecord, type PendingCreate, type PetPageQuery, type PetStore } from '../types.ts'
+import {
+  IdempotencyClaimLostError,
+  type IdempotencyCompletion,
+  type NewPetRecord,
+  type PendingCreate,
+  type PetPageQuery,
+  type PetStore
+} from '../types.ts'
 import type { PoolClient, QueryResultRow } from 'pg'
 import { PerTurnLookup } from '../../base/per-turn.ts'
 import type { PostgresPool } from './pool.ts'
 
 const PET_COLUMNS = 'id, name, category_id, status'
 
-interface PetRow { id: string, name: Buffer, category_id: string, status: PetStatus }
+interface PetRow {
+  id: string
+  name: Buffer
+  category_id: string
+  status: PetStatus
+}
 
 function toPet(row: PetRow): Pet {
   return { id: toInt64(BigInt(row.id)), name: row.name.toString('utf8'), categoryId: toInt64(BigInt(row.category_id)), status: row.status }
@@ -30,14 +42,25 @@ type RunPrepared = <R extends QueryResultRow>(text: string, values: unknown[], n
 /** Inserts a batch by `insert_pets` through `run`; the pets as stored, in batch order. */
 async function insertPets(run: RunPrepared, batch: PendingCreate[]): Promise<Pet[]> {
   const names = batch.map(({ pet }) => Buffer.from(pet.name, 'utf8'))
-  const [row] = await run<{ ids: string[] }>(INSERT_PETS, [names, batch.map(({ pet }) => int64Param(pet.categoryId)), batch.map(({ pet }) => pet.status)], 'pets_insert')
+  const [row] = await run<{ ids: string[] }>(
+    INSERT_PETS,
+    [names, batch.map(({ pet }) => int64Param(pet.categoryId)), batch.map(({ pet }) => pet.status)],
+    'pets_insert'
+  )
   // The name as stored: a lone surrogate becomes U+FFFD in UTF-8, and the answer must say so.
-  return batch.map(({ pet }, i) => ({ id: toInt64(BigInt(row!.ids[i]!)), name: names[i]!.toString('utf8'), categoryId: pet.categoryId, status: pet.status }))
+  return batch.map(({ pet }, i) => ({
+    id: toInt64(BigInt(row!.ids[i]!)),
+    name: names[i]!.toString('utf8'),
+    categoryId: pet.categoryId,
+    status: pet.status
+  }))
 }
 
 /** Inserts a batch holding Idempotency-Keys in the caller's transaction; each create's outcome: its pet, or why it alone failed. */
 async function insertIdempotentBatch(client: PoolClient, batch: PendingCreate[]): Promise<Array<Pet | Error>> {
-  const pets = await insertPets(async (text, values, name) => (await client.query({ name, text, values })).rows, batch)
+  const run: RunPrepared = async <R extends QueryResultRow>(text: string, values: unknown[], name: string) =>
+    (await client.query<R>({ name, text, values })).rows
+  const pets = await insertPets(run, batch)
   const outcomes: Array<Pet | Error> = [...pets]
   const lost = await completeIdempotency(client, batch, pets)
   if (lost.length > 0) {
@@ -59,12 +82,17 @@ async function completeIdempotency(client: PoolClient, batch: PendingCreate[], p
   // Only while the claim is still this request's (same token, not completed).
   const { rows } = await client.query<{ token: string }>(
     `UPDATE idempotency_keys AS k SET status = u.status, body = u.body, location = u.location
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[]) AS u(api_key_id, idempotency_key, token, status, body, location)
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[])
+       AS u(api_key_id, idempotency_key, token, status, body, location)
      WHERE k.api_key_id = u.api_key_id AND k.idempotency_key = u.idempotency_key AND k.token = u.token AND k.status IS NULL
      RETURNING k.token`,
     [
-      completions.map((c) => c.scope.apiKeyId), completions.map((c) => c.scope.key), completions.map((c) => c.token),
-      completions.map((c) => c.response.status), completions.map((c) => c.response.body), completions.map((c) => c.response.location)
+      completions.map((c) => c.scope.apiKeyId),
+      completions.map((c) => c.scope.key),
+      completions.map((c) => c.token),
+      completions.map((c) => c.response.status),
+      completions.map((c) => c.response.body),
+      completions.map((c) => c.response.location)
     ]
   )
   const completed = new Set(rows.map((row) => row.token))
@@ -125,9 +153,18 @@ export class PostgresPets implements PetStore {
 
   async page({ status, afterId, limit }: PetPageQuery): Promise<Pet[]> {
     const after = int64Param(afterId ?? 0)
-    const rows = status === undefined
-      ? await this.#db.query<PetRow>(`SELECT ${PET_COLUMNS} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`, [after, limit], 'pets_page_all')
-      : await this.#db.query<PetRow>(`SELECT ${PET_COLUMNS} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`, [status, after, limit], 'pets_page_by_status')
+    const rows =
+      status === undefined
+        ? await this.#db.query<PetRow>(
+            `SELECT ${PET_COLUMNS} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`,
+            [after, limit],
+            'pets_page_all'
+          )
+        : await this.#db.query<PetRow>(
+            `SELECT ${PET_COLUMNS} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`,
+            [status, after, limit],
+            'pets_page_by_status'
+          )
     return rows.map(toPet)
   }
 

@@ -23,7 +23,9 @@ class SqliteMigrations implements MigrationTarget {
 
   constructor(db: DatabaseSync) {
     this.#db = db
-    db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT')
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT'
+    )
   }
 
   async applied(): Promise<ReadonlySet<number>> {

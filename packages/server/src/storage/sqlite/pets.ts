@@ -52,17 +52,14 @@ export class SqlitePets implements PetStore, PetsVersion {
     this.#db = db
     this.#snapshot = snapshot
     this.#clock = clock
-    this.#complete = db.prepare(
-      'UPDATE idempotency_keys SET status = ?, body = ?, location = ? WHERE api_key_id = ? AND idempotency_key = ? AND token = ? AND status IS NULL'
-    )
+    this.#complete = db.prepare(`UPDATE idempotency_keys SET status = ?, body = ?, location = ?
+      WHERE api_key_id = ? AND idempotency_key = ? AND token = ? AND status IS NULL`)
     this.#insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING ${PET_COLUMNS}`)
     // Columns are qualified: in ORDER BY a bare `id` would name the CASE alias above, and
     // SQLite would sort the whole table instead of walking the index.
     this.#get = reads.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.id = ?`)
     this.#pageAll = reads.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.id > ? ORDER BY pets.id LIMIT ?`)
-    this.#pageByStatus = reads.prepare(
-      `SELECT ${PET_COLUMNS} FROM pets WHERE pets.status = ? AND pets.id > ? ORDER BY pets.id LIMIT ?`
-    )
+    this.#pageByStatus = reads.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE pets.status = ? AND pets.id > ? ORDER BY pets.id LIMIT ?`)
     // Changes when another connection commits to the file; this connection's own commits are counted in #revision.
     this.#dataVersionQuery = db.prepare('PRAGMA data_version')
     for (const statement of [this.#insert, this.#get, this.#pageAll, this.#pageByStatus, this.#dataVersionQuery]) {
@@ -149,9 +146,9 @@ export class SqlitePets implements PetStore, PetsVersion {
 
   page({ status, afterId, limit }: PetPageQuery): Pet[] {
     this.#snapshot?.enter()
-    const rows = (
-      status === undefined ? this.#pageAll.all(afterId ?? 0, limit) : this.#pageByStatus.all(status, afterId ?? 0, limit)
-    ) as unknown as PetRow[]
+    const rows = (status === undefined
+      ? this.#pageAll.all(afterId ?? 0, limit)
+      : this.#pageByStatus.all(status, afterId ?? 0, limit)) as unknown as PetRow[]
     return rows.map(toPet)
   }
 

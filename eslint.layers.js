@@ -1,0 +1,41 @@
+// The server's layers, lowest first (docs/architecture.md): a file may import from its own layer
+// and the layers below it, never from one above. Concrete backends (the SQLite and PostgreSQL
+// stores, the counter stores) are chosen by the composition root alone: outside their own
+// folder, only compose.ts and compose/ may import them; everyone else sees their interfaces.
+const SRC = 'packages/server/src'
+
+const LAYERS = [
+  { name: 'base', files: ['base/**', 'config.ts'], imports: ['(^|/)base/', '(^|/)config\\.ts$'] },
+  { name: 'storage', files: ['storage/**'], imports: ['(^|/)storage/'] },
+  { name: 'domain', files: ['domain/**'], imports: ['(^|/)domain/'] },
+  { name: 'limits', files: ['limits/**'], imports: ['(^|/)limits/'] },
+  { name: 'http', files: ['http/**'], imports: ['(^|/)http/'] },
+  { name: 'routes', files: ['routes/**'], imports: ['(^|/)routes/'] },
+  { name: 'services', files: ['services.ts'], imports: ['(^|/)services\\.ts$'] },
+  { name: 'app', files: ['app.ts'], imports: ['(^|/)app\\.ts$'] },
+  { name: 'compose', files: ['compose.ts', 'compose/**'], imports: ['(^|/)compose(\\.ts$|/)'] },
+  { name: 'cli', files: ['cli/**', 'main.ts'], imports: ['(^|/)cli/', '(^|/)main\\.ts$'] }
+]
+
+const CONCRETE_STORAGE = '(^|/)storage/(sqlite/|postgres/|shared-change-marker\\.ts$)'
+const CONCRETE_COUNTERS = '(^|/)limits/(memory|redis|fallback|persisted)\\.ts$'
+
+function rule(layer, above) {
+  const patterns = above.flatMap((upper) =>
+    upper.imports.map((regex) => ({
+      regex,
+      message: `${layer.name} may not import from ${upper.name}, a layer above it (docs/architecture.md)`
+    }))
+  )
+  const concrete = (regex, what) => ({ regex, message: `only the composition root picks ${what}: import its interface instead` })
+  if (layer.name !== 'compose') {
+    if (layer.name !== 'storage') patterns.push(concrete(CONCRETE_STORAGE, 'a storage backend'))
+    if (layer.name !== 'limits') patterns.push(concrete(CONCRETE_COUNTERS, 'a counter store'))
+  }
+  return {
+    files: layer.files.map((glob) => `${SRC}/${glob}`),
+    rules: { 'no-restricted-imports': ['error', { patterns }] }
+  }
+}
+
+export const layerRules = LAYERS.map((layer, i) => rule(layer, LAYERS.slice(i + 1)))

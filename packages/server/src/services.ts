@@ -1,0 +1,40 @@
+import type { Logger } from 'pino'
+import type { Clock } from './base/clock.ts'
+import type { Config } from './config.ts'
+import type { KeyService } from './domain/keys.ts'
+import type { PetService } from './domain/pets.ts'
+import type { Authenticator } from './http/auth.ts'
+import type { PetPages } from './http/list-pages.ts'
+import type { Metrics } from './http/metrics.ts'
+import type { SpeculativeReads } from './http/speculative-reads.ts'
+import type { RateLimiter } from './limits/rate-limiter.ts'
+import type { ReadinessCheck } from './routes/health.ts'
+import type { Storage } from './storage/types.ts'
+
+// What the composition root (compose.ts) hands out: interfaces only, so the app and the CLI
+// depend on what the services do, never on which implementations were chosen.
+
+/** What key administration needs (`animal-store keys ...`, `migrate`). */
+export interface AdminServices {
+  config: Config
+  clock: Clock
+  storage: Storage
+  /** Migrations this start applied. */
+  migrationsApplied: number
+  keys: KeyService
+  /** Closes the counters, then the storage. */
+  close(): Promise<void>
+}
+
+/** Everything the serving app is built from. */
+export interface Services extends AdminServices {
+  logger: Logger
+  metrics: Metrics
+  pets: PetService
+  pages: PetPages
+  authenticator: Authenticator
+  limiter: RateLimiter
+  /** Present when reads may start before their rate-limit verdict (counters across the network). */
+  speculation: SpeculativeReads | undefined
+  readiness: Record<string, ReadinessCheck>
+}
