@@ -7,7 +7,7 @@ import { apiKeyOf } from '../http/api-guard.ts'
 import { deprecationHeaders } from '../http/deprecation.ts'
 import type { PetPages, RenderedPage } from '../http/list-pages.ts'
 import type { AllowedMethods } from '../http/method-not-allowed.ts'
-import { sendWhenReady } from '../http/send.ts'
+import { respondWhenReady } from '../http/send.ts'
 import type { FastifyRequest } from 'fastify'
 
 export interface PetRoutesOptions {
@@ -22,16 +22,23 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 
 const toRoute = (path: string) => `/v1${path.replace(/\{(\w+)\}/g, ':$1')}`
 
-function sendPage(reply: FastifyReply, page: RenderedPage): void {
+/** A rendered page's body, its `Link` header set: already JSON text, sent as it is. */
+function pageBody(reply: FastifyReply, page: RenderedPage): string {
   if (page.link !== undefined) reply.header('link', page.link)
-  reply.type(JSON_TYPE).send(page.body)
+  reply.type(JSON_TYPE)
+  return page.body
 }
 
-function sendCreated(reply: FastifyReply, created: Created): FastifyReply {
-  if ('pet' in created) return reply.code(201).header('location', created.location).send(created.pet)
+/** The new pet (serialized by the route's schema), or the first response to replay as it was. */
+function createdBody(reply: FastifyReply, created: Created): unknown {
+  if ('pet' in created) {
+    reply.code(201).header('location', created.location)
+    return created.pet
+  }
   const { status, body, location } = created.replay
   if (location !== null) reply.header('location', location)
-  return reply.code(status).header('idempotent-replayed', 'true').type(JSON_TYPE).send(body)
+  reply.code(status).header('idempotent-replayed', 'true').type(JSON_TYPE)
+  return body
 }
 
 /** The Idempotency-Key of a create, scoped to its API key; undefined without one. */
@@ -49,7 +56,7 @@ export function registerPetRoutes(app: FastifyInstance, { pets, pages, allowedMe
     schema: { querystring: listPets.query, response: { [listPets.success.status]: listPets.success.schema } },
     handler: (request, reply) => {
       const { status, cursor, limit = PAGE_LIMIT_DEFAULT } = request.query
-      return sendWhenReady(reply, pages.page({ status, cursor, limit }), (page) => sendPage(reply, page))
+      return respondWhenReady(reply, pages.page({ status, cursor, limit }), (page) => pageBody(reply, page))
     }
   })
 
@@ -58,7 +65,7 @@ export function registerPetRoutes(app: FastifyInstance, { pets, pages, allowedMe
     url: toRoute(createPet.path),
     config: { auth: true },
     schema: { body: createPet.body, response: { [createPet.success.status]: createPet.success.schema } },
-    handler: async (request, reply) => sendCreated(reply, await pets.create(request.body, idempotencyScopeOf(request)))
+    handler: async (request, reply) => createdBody(reply, await pets.create(request.body, idempotencyScopeOf(request)))
   })
   allowedMethods.add(toRoute(listPets.path), [listPets.method, createPet.method])
 
@@ -68,10 +75,7 @@ export function registerPetRoutes(app: FastifyInstance, { pets, pages, allowedMe
     url: toRoute(getPet.path),
     config: { auth: true, responseHeaders: deprecation },
     schema: { response: { [getPet.success.status]: getPet.success.schema } },
-    handler: (request, reply) =>
-      sendWhenReady(reply, pets.get(request.params.petId), (pet) => {
-        reply.send(pet)
-      })
+    handler: (request, reply) => respondWhenReady(reply, pets.get(request.params.petId), (pet) => pet)
   })
   allowedMethods.add(toRoute(getPet.path), [getPet.method], deprecation)
 }
