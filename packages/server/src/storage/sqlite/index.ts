@@ -17,6 +17,29 @@ import { TurnSnapshot } from './turn-snapshot.ts'
 // count in the process's RSS, but are not extra memory). Beyond this size, reads fall back to read().
 const READ_MMAP_BYTES = 256 * 1024 * 1024
 
+/** How long opening a store waits for another process that is switching a new file to WAL. */
+const WAL_SWITCH_WAIT_MS = 5000
+
+/**
+ * Switches the file to WAL. Switching a new file needs an exclusive lock, and SQLite answers
+ * "database is locked" at once, without its busy timeout, while another process (a CLI and a
+ * server starting together) holds it: wait and try again.
+ */
+function enterWalMode(db: DatabaseSync): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  for (let waited = 0; ; waited += 10) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL')
+      return
+    } catch (error) {
+      if ((error as { errcode?: number }).errcode !== SQLITE_BUSY || waited >= WAL_SWITCH_WAIT_MS) throw error
+      Atomics.wait(pause, 0, 0, 10)
+    }
+  }
+}
+
+const SQLITE_BUSY = 5
+
 /** Migrations under SQLite's write lock: a CLI and a server starting together apply each once. */
 class SqliteMigrations implements MigrationTarget {
   readonly #db: DatabaseSync
@@ -73,8 +96,9 @@ export class SqliteStorage implements Storage {
     this.#path = path
     this.#clock = clock
     this.#db = new DatabaseSync(path, { timeout: 5000 })
+    enterWalMode(this.#db)
     // FULL: a commit is fsynced before its 201 is sent, so it survives a power loss too.
-    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;')
+    this.#db.exec('PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;')
   }
 
   // Statements are prepared on first use: the tables exist only once migrate() has run.
