@@ -4,6 +4,7 @@ import { createApiGuard, type ApiGuard } from './http/api-guard.ts'
 import { writeClientError } from './http/error-body.ts'
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.ts'
 import { BODY_LIMIT_BYTES, registerJsonBody } from './http/json-body.ts'
+import { closeAfterAnswer, hasUnreadBody } from './http/lingering-close.ts'
 import { AllowedMethods } from './http/method-not-allowed.ts'
 import { commonHeaders, requestId } from './http/request-context.ts'
 import { registerRequestLog } from './http/request-log.ts'
@@ -69,6 +70,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     }
     if (pending === undefined) done()
     else pending.then(() => done(), done)
+  })
+  // An answer sent before the body arrived (a refusal, or a route that reads none) closes the
+  // connection after a bounded drain instead of reading the whole body.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (hasUnreadBody(request.raw)) closeAfterAnswer(request.raw, reply.raw)
+    done(null, payload)
   })
   registerRequestLog(app, metrics, logger)
   // Speculative reads hold their responses before any other onSend hook sees them.

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict'
+import { request } from 'node:http'
+import { connect, type Socket } from 'node:net'
+import { describe, test } from 'node:test'
+import { LINGER_MAX_BYTES } from '../src/http/lingering-close.ts'
+import { startApp, type TestApp } from './helpers/app.ts'
+import { until } from './helpers/wait.ts'
+
+const MiB = 1024 * 1024
+
+/** Bytes the server read from each connection, known once the connection closed. */
+function serverReads(app: TestApp): number[] {
+  const reads: number[] = []
+  app.app.server.on('connection', (socket: Socket) => socket.once('close', () => reads.push(socket.bytesRead)))
+  return reads
+}
+
+interface Upload {
+  /** The status line and headers of the answer, lower-cased. */
+  head: string
+  body: string
+}
+
+/**
+ * A client that ignores the answer and the server's FIN and keeps writing a body of `declared`
+ * bytes until the server closes the connection.
+ */
+function hostileUpload(app: TestApp, head: string, declared: number): Promise<Upload> {
+  const { port } = new URL(app.origin)
+  return new Promise((resolve) => {
+    const socket = connect({ port: Number(port), host: '127.0.0.1', allowHalfOpen: true })
+    const chunk = Buffer.alloc(64 * 1024, 0x61)
+    let written = 0
+    let answer = ''
+    let open = true
+    const pump = () => {
+      while (open && written < declared) {
+        written += chunk.length
+        if (!socket.write(chunk)) return void socket.once('drain', pump)
+      }
+    }
+    socket.on('data', (data: Buffer) => (answer += data.toString('utf8')))
+    socket.on('error', () => undefined)
+    socket.on('close', () => {
+      open = false
+      const [first = '', body = ''] = answer.split('\r\n\r\n')
+      resolve({ head: first.toLowerCase(), body })
+    })
+    socket.write(`${head.replaceAll('\n', '\r\n')}Content-Length: ${declared}\r\n\r\n`)
+    pump()
+  })
+}
+
+/** One request through node:http; resolves with the status it saw, or the error code it met first. */
+function nodeHttpPost(app: TestApp, key: string, size: number): Promise<string> {
+  const { port } = new URL(app.origin)
+  return new Promise((resolve) => {
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': size }
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/pets', headers }, (res) => {
+      res.resume()
+      resolve(String(res.statusCode))
+      req.destroy()
+    })
+    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
+    req.end(Buffer.alloc(size, 0x20))
+  })
+}
+
+async function assertReadBounded(reads: number[], what: string): Promise<void> {
+  await until(() => reads.length > 0, { timeoutMs: 10_000, what: `the server to close the connection of ${what}` })
+  // The bound, plus what one read and the request stream's buffer can hold past it.
+  assert.ok(reads[0]! < LINGER_MAX_BYTES + 256 * 1024, `${what}: the server read ${reads[0]} bytes`)
+}
+
+describe('a refused request is answered, not read', { concurrency: true }, () => {
+  const cases: Array<{ name: string; status: number; head: (app: TestApp, key: string) => string }> = [
+    { name: 'no key (401)', status: 401, head: () => 'POST /v1/pets HTTP/1.1\nHost: x\nContent-Type: application/json\n' },
+    { name: 'unknown route (404)', status: 404, head: (_, key) => `POST /v1/nothing HTTP/1.1\nHost: x\nAuthorization: Bearer ${key}\n` },
+    {
+      name: 'known path, other method (405)',
+      status: 405,
+      head: (_, key) => `PUT /v1/pets HTTP/1.1\nHost: x\nAuthorization: Bearer ${key}\n`
+    },
+    {
+      name: 'too large (413)',
+      status: 413,
+      head: (_, key) => `POST /v1/pets HTTP/1.1\nHost: x\nAuthorization: Bearer ${key}\nContent-Type: application/json\n`
+    },
+    {
+      name: 'media type (415)',
+      status: 415,
+      head: (_, key) => `POST /v1/pets HTTP/1.1\nHost: x\nAuthorization: Bearer ${key}\nContent-Type: text/csv\n`
+    },
+    { name: 'a route that reads no body (200)', status: 200, head: () => 'GET /healthz HTTP/1.1\nHost: x\n' }
+  ]
+  for (const { name, status, head } of cases) {
+    test(`${name}: a 200 MiB upload gets its answer and the server reads at most the linger bound`, async (t) => {
+      const app = await startApp(t)
+      const reads = serverReads(app)
+      const upload = await hostileUpload(app, head(app, await app.key({ plan: 'enterprise', perMinute: 1000, perDay: 1000 })), 200 * MiB)
+      assert.match(upload.head, new RegExp(`^http/1.1 ${status} `))
+      assert.match(upload.head, /\r\nconnection: close/)
+      if (status !== 200) assert.equal((JSON.parse(upload.body) as { status: number }).status, status)
+      await assertReadBounded(reads, name)
+    })
+  }
+
+  test('rate limited (429): the upload gets its answer and the server reads at most the linger bound', async (t) => {
+    const app = await startApp(t)
+    const key = await app.key({ plan: 'enterprise', perMinute: 1, perDay: 1000 })
+    assert.equal((await app.fetch('/v1/pets', { key })).status, 200)
+    const reads = serverReads(app)
+    const upload = await hostileUpload(
+      app,
+      `POST /v1/pets HTTP/1.1\nHost: x\nAuthorization: Bearer ${key}\nContent-Type: application/json\n`,
+      200 * MiB
+    )
+    assert.match(upload.head, /^http\/1.1 429 /)
+    await assertReadBounded(reads, 'a rate-limited upload')
+  })
+
+  test('node:http clients sending 1 MiB and 8 MiB bodies receive their 413 every time (20 + 20)', async (t) => {
+    const app = await startApp(t)
+    const key = await app.key({ plan: 'enterprise', perMinute: 1000, perDay: 1000 })
+    const outcomes: string[] = []
+    for (const size of [1 * MiB, 8 * MiB]) for (let i = 0; i < 20; i++) outcomes.push(await nodeHttpPost(app, key, size))
+    assert.deepEqual(
+      outcomes,
+      Array.from({ length: 40 }, () => '413')
+    )
+  })
+})
