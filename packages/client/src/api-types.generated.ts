@@ -65,6 +65,7 @@ export type ErrorCode =
   | 'gone'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'expectation_failed'
   | 'idempotency_key_reused'
   | 'rate_limited'
   | 'api_key_banned'
@@ -83,6 +84,7 @@ export const ERROR_CODE_VALUES: readonly ErrorCode[] = [
   'gone',
   'payload_too_large',
   'unsupported_media_type',
+  'expectation_failed',
   'idempotency_key_reused',
   'rate_limited',
   'api_key_banned',

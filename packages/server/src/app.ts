@@ -1,12 +1,13 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Services } from './services.ts'
+import { ApiError } from './domain/api-error.ts'
 import { createApiGuard, type ApiGuard } from './http/api-guard.ts'
-import { writeClientError } from './http/error-body.ts'
+import { registerParserAnswers, writeClientError } from './http/error-body.ts'
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.ts'
 import { BODY_LIMIT_BYTES, registerJsonBody } from './http/json-body.ts'
 import { closeAfterAnswer, hasUnreadBody } from './http/lingering-close.ts'
 import { AllowedMethods } from './http/method-not-allowed.ts'
-import { commonHeaders, requestId } from './http/request-context.ts'
+import { commonHeaders, missingHost, requestId } from './http/request-context.ts'
 import { registerRequestLog } from './http/request-log.ts'
 import { registerSchemaCompilers } from './http/validation.ts'
 import { registerWriteCoalescing } from './http/write-coalescing.ts'
@@ -37,7 +38,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     requestTimeout: config.timeouts.requestMs,
     keepAliveTimeout: config.timeouts.keepAliveMs,
     // Node checks those deadlines on this interval (30 s by default): check often enough to honour them.
-    http: { headersTimeout: config.timeouts.headersMs, connectionsCheckingInterval: Math.min(1000, config.timeouts.headersMs) },
+    // Node answers a missing Host with a bare 400; the onRequest hook answers it with an Error body.
+    http: {
+      headersTimeout: config.timeouts.headersMs,
+      connectionsCheckingInterval: Math.min(1000, config.timeouts.headersMs),
+      requireHostHeader: false
+    },
     return503OnClosing: false,
     clientErrorHandler: writeClientError,
     frameworkErrors: frameworkErrorHandler(async (request, reply) => {
@@ -48,6 +54,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 2048 }
   })
 
+  registerParserAnswers(app.server)
   registerSchemaCompilers(app)
   registerJsonBody(app)
   const allowedMethods = new AllowedMethods()
@@ -61,6 +68,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   // admitted synchronously (cached key, in-process counters) makes no promise.
   app.addHook('onRequest', (request, reply, done) => {
     commonHeaders(request, reply)
+    if (missingHost(request.raw)) {
+      done(new ApiError('bad_request', 'the Host header is required in HTTP/1.1'))
+      return
+    }
     let pending: ReturnType<ApiGuard>
     try {
       pending = guard(request, reply)

@@ -66,6 +66,56 @@ function nodeHttpPost(app: TestApp, key: string, size: number): Promise<string> 
   })
 }
 
+interface RawAnswer {
+  status: number
+  /** Header names lower-cased. */
+  headers: Map<string, string>
+  body: string
+}
+
+/** Writes raw bytes and reads one answer (to its Content-Length, or to the close). */
+function rawExchange(app: TestApp, bytes: string): Promise<RawAnswer | undefined> {
+  const { port } = new URL(app.origin)
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), '127.0.0.1')
+    let data = Buffer.alloc(0)
+    const parse = (): RawAnswer | undefined => {
+      const end = data.indexOf('\r\n\r\n')
+      if (end < 0) return undefined
+      const [statusLine = '', ...lines] = data.subarray(0, end).toString('latin1').split('\r\n')
+      const headers = new Map(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()])
+      )
+      const body = data.subarray(end + 4)
+      const length = Number(headers.get('content-length') ?? Number.NaN)
+      if (Number.isFinite(length) && body.length < length) return undefined
+      return { status: Number(statusLine.split(' ')[1]), headers, body: body.toString('utf8') }
+    }
+    socket.on('data', (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk])
+      const answer = parse()
+      if (answer !== undefined) {
+        socket.destroy()
+        resolve(answer)
+      }
+    })
+    socket.on('error', () => undefined)
+    socket.on('close', () => resolve(parse()))
+    socket.write(bytes)
+  })
+}
+
+/** The answer is an Error body of `code` whose `status` is the status line's, with an X-Request-Id. */
+function assertErrorAnswer(answer: RawAnswer | undefined, code: string): void {
+  assert.ok(answer !== undefined, 'no answer at all')
+  assert.match(answer.headers.get('content-type') ?? '', /^application\/json/)
+  assert.ok((answer.headers.get('x-request-id') ?? '') !== '', 'X-Request-Id')
+  const body = JSON.parse(answer.body) as { code: string; status: number; message: string }
+  assert.equal(body.code, code)
+  assert.equal(body.status, answer.status)
+  assert.ok(body.message.length > 0)
+}
+
 async function assertReadBounded(reads: number[], what: string): Promise<void> {
   await until(() => reads.length > 0, { timeoutMs: 10_000, what: `the server to close the connection of ${what}` })
   // The bound, plus what one read and the request stream's buffer can hold past it.
@@ -128,5 +178,52 @@ describe('a refused request is answered, not read', { concurrency: true }, () =>
       outcomes,
       Array.from({ length: 40 }, () => '413')
     )
+  })
+})
+
+describe("what Node's parser would answer bare gets an Error body", { concurrency: true }, () => {
+  const cases: Array<{ name: string; bytes: string; code: string; status: number }> = [
+    { name: 'a malformed request line', bytes: 'GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n', code: 'bad_request', status: 400 },
+    { name: 'a missing Host', bytes: 'GET /healthz HTTP/1.1\r\n\r\n', code: 'bad_request', status: 400 },
+    {
+      name: 'Expect other than 100-continue',
+      bytes: 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n',
+      code: 'expectation_failed',
+      status: 417
+    },
+    {
+      name: 'headers too large',
+      bytes: `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      code: 'header_fields_too_large',
+      status: 431
+    },
+    { name: 'CONNECT', bytes: 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', code: 'bad_request', status: 400 },
+    {
+      name: 'Content-Length and Transfer-Encoding both',
+      bytes: 'POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      code: 'bad_request',
+      status: 400
+    }
+  ]
+  for (const { name, bytes, code, status } of cases) {
+    test(`${name}: ${status} ${code}`, async (t) => {
+      const app = await startApp(t)
+      const answer = await rawExchange(app, bytes)
+      assertErrorAnswer(answer, code)
+      assert.equal(answer?.status, status)
+    })
+  }
+
+  test('an upgrade request is served as an ordinary request', async (t) => {
+    const app = await startApp(t)
+    const answer = await rawExchange(app, 'GET /healthz HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n')
+    assert.equal(answer?.status, 200)
+    assert.deepEqual(JSON.parse(answer.body), { status: 'ok' })
+  })
+
+  test('an HTTP/1.0 request needs no Host', async (t) => {
+    const app = await startApp(t)
+    const answer = await rawExchange(app, 'GET /healthz HTTP/1.0\r\n\r\n')
+    assert.equal(answer?.status, 200)
   })
 })

@@ -30,6 +30,11 @@ export function requestId(request: IncomingMessage): string {
   return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID()
 }
 
+/** An HTTP/1.1 request without `Host` (RFC 9112 §3.2: answered 400); HTTP/1.0 needs none. */
+export function missingHost(request: IncomingMessage): boolean {
+  return request.headers.host === undefined && request.httpVersion === '1.1'
+}
+
 /** Headers every response carries. */
 export function commonHeaders(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id)
