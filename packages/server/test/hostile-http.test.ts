@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { describe, test } from 'node:test'
 import { LINGER_MAX_BYTES } from '../src/http/lingering-close.ts'
 import { startApp, type TestApp } from './helpers/app.ts'
+import { LOG_DIR } from './helpers/logs.ts'
 import { until } from './helpers/wait.ts'
 
 const MiB = 1024 * 1024
@@ -225,5 +227,44 @@ describe("what Node's parser would answer bare gets an Error body", { concurrenc
     const app = await startApp(t)
     const answer = await rawExchange(app, 'GET /healthz HTTP/1.0\r\n\r\n')
     assert.equal(answer?.status, 200)
+  })
+})
+
+describe('no secret in any log', () => {
+  test('a key in the path, the query or X-Request-Id, raw or percent-encoded in any case, is never logged', async (t) => {
+    const app = await startApp(t)
+    const key = await app.key()
+    const secret = key.slice('as_live_'.length)
+    const encodedAll = [...key].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('')
+    const paths = [
+      `/v1/pets/${key}`,
+      `/v1/pets?api_key=${key}`,
+      `/v1/pets?${key}`,
+      `/v1/pets?key=${key.replace(/_/g, '%5f')}`,
+      `/v1/pets?key=${key.replace(/_/g, '%5F').toUpperCase()}`,
+      `/v1/pets?key=${encodedAll}`,
+      `/v1/pets?key=${encodedAll.toUpperCase()}`,
+      `/v1/pets?key=${key.replace(/_/g, '%255f')}`,
+      `/healthz?token=Bearer%20${key}`,
+      `/nothing/${key}`
+    ]
+    const ids: string[] = []
+    for (const path of paths) {
+      const response = await app.fetch(path, { key: null })
+      await response.arrayBuffer()
+      ids.push(response.headers.get('x-request-id') ?? '')
+    }
+    const echoed = await app.fetch('/healthz', { key: null, headers: { 'x-request-id': key } })
+    assert.notEqual(echoed.headers.get('x-request-id'), key, 'a key-shaped request id is not echoed')
+    ids.push(echoed.headers.get('x-request-id') ?? '')
+    const lines = readFileSync(`${LOG_DIR}service-${process.pid}.ndjson`, 'utf8')
+      .split('\n')
+      .filter((line) => ids.some((id) => line.includes(id)))
+    assert.ok(lines.length >= paths.length, 'every request was logged')
+    for (const line of lines) {
+      const decoded = decodeURIComponent(decodeURIComponent(line.replace(/%(?![0-9a-f]{2})/gi, '%25'))).toLowerCase()
+      assert.ok(!decoded.includes(secret.toLowerCase()), `a secret in the log: ${line}`)
+      assert.ok(!line.toLowerCase().includes(encodedAll.slice(24).toLowerCase()), `an encoded secret in the log: ${line}`)
+    }
   })
 })
