@@ -3,8 +3,10 @@ import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { describe, test } from 'node:test'
+import { gzipSync } from 'node:zlib'
 import { LINGER_MAX_BYTES } from '../src/http/lingering-close.ts'
-import { startApp, type TestApp } from './helpers/app.ts'
+import { postJson, startApp, type TestApp } from './helpers/app.ts'
+import { assertError } from './helpers/assertions.ts'
 import { LOG_DIR } from './helpers/logs.ts'
 import { until } from './helpers/wait.ts'
 
@@ -266,5 +268,83 @@ describe('no secret in any log', () => {
       assert.ok(!decoded.includes(secret.toLowerCase()), `a secret in the log: ${line}`)
       assert.ok(!line.toLowerCase().includes(encodedAll.slice(24).toLowerCase()), `an encoded secret in the log: ${line}`)
     }
+  })
+})
+
+describe('bodies: encodings, exact numbers, exact strings', { concurrency: true }, () => {
+  test('a body with a Content-Encoding other than identity is 415 with Accept-Encoding, never parsed as plain', async (t) => {
+    const app = await startApp(t)
+    for (const encoding of ['gzip', 'deflate', 'br', 'x-unknown', 'gzip, identity']) {
+      const response = await postJson(app, '/v1/pets', { name: 'Rex', categoryId: 1 }, { headers: { 'content-encoding': encoding } })
+      assert.equal(response.headers.get('accept-encoding'), 'identity')
+      await assertError(response, 'unsupported_media_type', 'Content-Encoding')
+    }
+    const bomb = gzipSync(Buffer.alloc(10 * MiB, 0x20))
+    const refused = await app.fetch('/v1/pets', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: bomb
+    })
+    await assertError(refused, 'unsupported_media_type')
+    const plain = await postJson(app, '/v1/pets', { name: 'Rex', categoryId: 1 }, { headers: { 'content-encoding': 'identity' } })
+    assert.equal(plain.status, 201)
+    assert.deepEqual(await (await app.fetch('/v1/pets')).json().then((pets) => (pets as unknown[]).length), 1, 'nothing else was created')
+  })
+
+  test('integers are judged by their exact decimal value: fractions and non-plain notations are refused alike', async (t) => {
+    const app = await startApp(t)
+    for (const literal of [
+      '0.99999999999999999',
+      '4503599627370496.5',
+      '1.0',
+      '1e2',
+      '1E2',
+      '9223372036854775807.0',
+      '100e-2',
+      '1e-400',
+      '1.5',
+      '1e400'
+    ]) {
+      await assertError(
+        await postJson(app, '/v1/pets', `{"name":"n","categoryId":${literal}}`),
+        'validation_failed',
+        'categoryId must be an integer from 1 to 9223372036854775807, written as plain digits'
+      )
+    }
+    for (const limit of ['1.0', '1e2', '0.99999999999999999', '5.5']) {
+      await assertError(await app.fetch(`/v1/pets?limit=${limit}`), 'validation_failed', 'limit must be a plain decimal integer')
+    }
+    for (const petId of ['1.0', '1e0', '9223372036854775807.0']) await assertError(await app.fetch(`/v1/pets/${petId}`), 'not_found')
+    const exact = await postJson(app, '/v1/pets', '{"name":"n","categoryId":9223372036854775807}')
+    assert.equal(exact.status, 201)
+    assert.match(await exact.text(), /"categoryId":9223372036854775807[,}]/)
+  })
+
+  test('invalid UTF-16 (a lone surrogate escape) and invalid UTF-8 are refused, never replaced', async (t) => {
+    const app = await startApp(t)
+    for (const name of ['\\ud800', 'a\\udfffb', '\\udc00\\ud800', 'x\\uD83D']) {
+      await assertError(
+        await postJson(app, '/v1/pets', `{"name":"${name}","categoryId":1}`),
+        'validation_failed',
+        'name must be valid Unicode'
+      )
+    }
+    await assertError(await postJson(app, '/v1/pets', '{"name":"n","categoryId":1,"\\ud800":1}'), 'validation_failed', 'property name')
+    const pair = await postJson(app, '/v1/pets', '{"name":"\\ud83d\\ude00","categoryId":1}')
+    assert.equal(pair.status, 201, 'a surrogate pair is one character')
+    const bytes = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","categoryId":1}')])
+    await assertError(
+      await app.fetch('/v1/pets', { method: 'POST', headers: { 'content-type': 'application/json' }, body: bytes }),
+      'bad_request',
+      'not valid UTF-8'
+    )
+  })
+
+  test('a name of only Unicode White_Space or U+FEFF is blank', async (t) => {
+    const app = await startApp(t)
+    for (const name of ['\u0085', '\u00a0', '\u2028', '\u3000', '\ufeff', '\u1680\u2000\u200a\u202f\u205f', ' \u0085\t']) {
+      await assertError(await postJson(app, '/v1/pets', { name, categoryId: 1 }), 'validation_failed', 'not only white space')
+    }
+    for (const name of ['\u200b', 'a\u0085']) assert.equal((await postJson(app, '/v1/pets', { name, categoryId: 1 })).status, 201)
   })
 })
