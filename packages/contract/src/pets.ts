@@ -81,6 +81,9 @@ export const ListPetsQuery = Type.Object(
 )
 export type ListPetsQuery = Static<typeof ListPetsQuery>
 
+/** The query of an operation that takes no query parameters: any given is refused, as on every operation. */
+export const NoQuery = Type.Object({}, { additionalProperties: false })
+
 export const PetIdParams = Type.Object({
   petId: PositiveInt64({ description: 'The identifier of the animal' })
 })

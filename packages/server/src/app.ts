@@ -58,6 +58,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerSchemaCompilers(app)
   registerJsonBody(app)
   const allowedMethods = new AllowedMethods()
+  allowedMethods.learnRoutes(app)
   registerErrorHandling(app, allowedMethods)
   // Declared up front so every request object has the same shape.
   app.decorateRequest('auth', undefined)
@@ -101,7 +102,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   })
 
   const docsUrl = `${new URL(config.publicBaseUrl).origin}/docs`
-  registerPetRoutes(app, { ...services, allowedMethods, publicBaseUrl: config.publicBaseUrl, docsUrl })
+  registerPetRoutes(app, { ...services, publicBaseUrl: config.publicBaseUrl, docsUrl })
   registerOpenApiRoute(app, config)
   registerDocs(app)
   registerHealth(app, services.readiness)

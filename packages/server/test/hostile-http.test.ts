@@ -348,3 +348,70 @@ describe('bodies: encodings, exact numbers, exact strings', { concurrency: true 
     for (const name of ['\u200b', 'a\u0085']) assert.equal((await postJson(app, '/v1/pets', { name, categoryId: 1 })).status, 201)
   })
 })
+
+describe('one rule for methods and queries', { concurrency: true }, () => {
+  test('every known path outside /v1 answers another method with 405 and Allow', async (t) => {
+    const app = await startApp(t)
+    for (const [method, path] of [
+      ['POST', '/healthz'],
+      ['PUT', '/readyz'],
+      ['DELETE', '/metrics'],
+      ['POST', '/docs'],
+      ['POST', '/docs/swagger-ui.css'],
+      ['POST', '/v1/openapi.json'],
+      ['PATCH', '/v1/openapi.json']
+    ] as const) {
+      const response = await app.fetch(path, { method, key: null })
+      assert.equal(response.headers.get('allow'), 'GET, HEAD, OPTIONS', `${method} ${path}`)
+      await assertError(response, 'method_not_allowed', `${method} is not allowed here`)
+    }
+    await assertError(await app.fetch('/docs/no-such-file.js', { key: null }), 'not_found')
+  })
+
+  test('OPTIONS is answered with Allow on every known path, 404 elsewhere', async (t) => {
+    const app = await startApp(t)
+    for (const [path, allow] of [
+      ['/v1/pets', 'GET, HEAD, POST, OPTIONS'],
+      ['/v1/pets/1', 'GET, HEAD, OPTIONS'],
+      ['/v1/openapi.json', 'GET, HEAD, OPTIONS'],
+      ['/healthz', 'GET, HEAD, OPTIONS'],
+      ['/docs', 'GET, HEAD, OPTIONS']
+    ] as const) {
+      const response = await app.fetch(path, { method: 'OPTIONS', key: null })
+      assert.equal(response.status, 204, path)
+      assert.equal(response.headers.get('allow'), allow, path)
+      assert.equal(await response.text(), '')
+    }
+    await assertError(await app.fetch('/nowhere', { method: 'OPTIONS', key: null }), 'not_found')
+  })
+
+  test('unknown query parameters are refused in the same words by every operation', async (t) => {
+    const app = await startApp(t)
+    const created = (await (await postJson(app, '/v1/pets', { name: 'Rex', categoryId: 1 })).json()) as { id: number }
+    await assertError(
+      await app.fetch('/v1/pets?color=red'),
+      'validation_failed',
+      'unknown query parameter "color": allowed are limit, status, cursor'
+    )
+    await assertError(
+      await app.fetch(`/v1/pets/${created.id}?color=red`),
+      'validation_failed',
+      'unknown query parameter "color": this operation takes no query parameters'
+    )
+    for (const query of ['?=', '?=x', '?&=']) {
+      const body = await assertError(await app.fetch(`/v1/pets${query}`), 'validation_failed', 'a query parameter has no name')
+      assert.doesNotMatch(body.message, /schema|false|boolean|instance/)
+    }
+    assert.equal((await app.fetch(`/v1/pets/${created.id}`)).status, 200)
+  })
+
+  test('a bare query parameter is the same as an empty one', async (t) => {
+    const app = await startApp(t)
+    for (const name of ['limit', 'status', 'cursor']) {
+      const bare = await app.fetch(`/v1/pets?${name}`)
+      const empty = await app.fetch(`/v1/pets?${name}=`)
+      assert.equal(bare.status, empty.status, name)
+      assert.deepEqual(await bare.json(), await empty.json(), name)
+    }
+  })
+})
