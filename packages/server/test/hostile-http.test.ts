@@ -415,3 +415,28 @@ describe('one rule for methods and queries', { concurrency: true }, () => {
     }
   })
 })
+
+describe('metrics without key ids', () => {
+  test('bans are counted by plan: no key id in /metrics and no series per key', async (t) => {
+    const app = await startApp(t)
+    const ids: string[] = []
+    for (let k = 0; k < 5; k++) {
+      const { key, id } = await app.keyWithId({ plan: 'enterprise', perMinute: 1, perDay: 100 })
+      ids.push(id)
+      let last = 0
+      for (let i = 0; i < 6 && last !== 429; i++) {
+        const response = await app.fetch('/v1/pets', { key })
+        await response.arrayBuffer()
+        if (
+          response.status === 429 &&
+          ((await (await app.fetch('/v1/pets', { key })).json()) as { code: string }).code === 'api_key_banned'
+        )
+          last = 429
+      }
+    }
+    const metrics = await (await app.fetch('/metrics', { key: null })).text()
+    assert.match(metrics, /^rate_limit_bans_active\{plan="enterprise"\} 5$/m)
+    for (const id of ids) assert.ok(!metrics.includes(id), `key id ${id} in /metrics`)
+    assert.doesNotMatch(metrics, /key_id/)
+  })
+})
