@@ -27,7 +27,8 @@ interface Upload {
 
 /**
  * A client that ignores the answer and the server's FIN and keeps writing a body of `declared`
- * bytes until the server closes the connection.
+ * bytes until the server closes the connection. The head gets a Content-Length unless it is
+ * chunked or already ends with its blank line.
  */
 function hostileUpload(app: TestApp, head: string, declared: number): Promise<Upload> {
   const { port } = new URL(app.origin)
@@ -50,7 +51,8 @@ function hostileUpload(app: TestApp, head: string, declared: number): Promise<Up
       const [first = '', body = ''] = answer.split('\r\n\r\n')
       resolve({ head: first.toLowerCase(), body })
     })
-    socket.write(`${head.replaceAll('\n', '\r\n')}Content-Length: ${declared}\r\n\r\n`)
+    const framing = head.includes('Transfer-Encoding') ? '' : `Content-Length: ${declared}\r\n`
+    socket.write(head.endsWith('\n\n') ? head.replaceAll('\n', '\r\n') : `${head.replaceAll('\n', '\r\n')}${framing}\r\n`)
     pump()
   })
 }
@@ -145,7 +147,17 @@ describe('a refused request is answered, not read', { concurrency: true }, () =>
       status: 415,
       head: (_, key) => `POST /v1/pets HTTP/1.1\nHost: x\nAuthorization: Bearer ${key}\nContent-Type: text/csv\n`
     },
-    { name: 'a route that reads no body (200)', status: 200, head: () => 'GET /healthz HTTP/1.1\nHost: x\n' }
+    { name: 'a route that reads no body (200)', status: 200, head: () => 'GET /healthz HTTP/1.1\nHost: x\n' },
+    { name: 'chunked, no key (401)', status: 401, head: () => 'POST /v1/pets HTTP/1.1\nHost: x\nTransfer-Encoding: chunked\n' },
+    {
+      name: 'Content-Encoding (415)',
+      status: 415,
+      head: (_, key) =>
+        `POST /v1/pets HTTP/1.1\nHost: x\nAuthorization: Bearer ${key}\nContent-Type: application/json\nContent-Encoding: gzip\n`
+    },
+    { name: 'Expect: foo (417)', status: 417, head: () => 'POST /healthz HTTP/1.1\nHost: x\nExpect: foo\n' },
+    { name: 'a malformed request line (400)', status: 400, head: () => 'GARBAGE\n\n' },
+    { name: 'CONNECT (400)', status: 400, head: () => 'CONNECT example.com:443 HTTP/1.1\nHost: example.com:443\n\n' }
   ]
   for (const { name, status, head } of cases) {
     test(`${name}: a 200 MiB upload gets its answer and the server reads at most the linger bound`, async (t) => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '@animal-store/contract'
-import { closeAfterAnswer, endAndDrain, hasUnreadBody } from './lingering-close.ts'
+import { closeAfterAnswer, drainWithin, endAndDrain, hasUnreadBody } from './lingering-close.ts'
 import { requestId } from './request-context.ts'
 
 export function errorBody(code: ErrorCode, message: string): ErrorBody {
@@ -49,8 +49,11 @@ function rawErrorResponse(code: ErrorCode, message: string, id: string): string 
 export function writeClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return
   answered.add(socket)
-  if (!socket.writable) {
-    socket.destroy()
+  // The request's answer is already on its way (a refusal sent while the body, now found
+  // malformed, was arriving): it is the answer; only the drain bounds are left to apply.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent: boolean } | null })._httpMessage
+  if (inFlight?.headersSent === true || !socket.writable) {
+    drainWithin(socket)
     return
   }
   const [code, message] = describeClientError(error)

@@ -59,8 +59,12 @@ export function closeAfterAnswer(request: IncomingMessage, response: ServerRespo
  */
 export function endAndDrain(socket: Socket, answer: string): void {
   socket.end(answer)
+  drainWithin(socket)
+}
+
+/** What the client still sends on a socket whose answer is written or on its way: read within the bounds, then the socket destroyed. */
+export function drainWithin(socket: Socket): void {
   const start = socket.bytesRead
-  // Node's parser still owns the socket and reports each later chunk as another client error.
   socket.on('data', () => {
     if (socket.bytesRead - start > LINGER_MAX_BYTES) socket.pause()
   })
