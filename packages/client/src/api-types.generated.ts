@@ -14,7 +14,7 @@ export interface Pet {
    * int64 from 1 to 9223372036854775807: a `number` while safe, a `bigint` beyond
    */
   id: Int64
-  /** The animal's name: 1 to 200 characters (Unicode code points), not only white space */
+  /** The animal's name: 1 to 200 characters (Unicode code points), not only white space (Unicode White_Space or U+FEFF), valid Unicode */
   name: string
   /**
    * Identifier of the category the animal belongs to
@@ -26,7 +26,7 @@ export interface Pet {
 
 /** Request body for creating an animal */
 export interface NewPet {
-  /** The animal's name: 1 to 200 characters (Unicode code points), not only white space */
+  /** The animal's name: 1 to 200 characters (Unicode code points), not only white space (Unicode White_Space or U+FEFF), valid Unicode */
   name: string
   /**
    * Identifier of the category the animal belongs to
@@ -65,6 +65,7 @@ export type ErrorCode =
   | 'gone'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'expectation_failed'
   | 'idempotency_key_reused'
   | 'rate_limited'
   | 'api_key_banned'
@@ -83,6 +84,7 @@ export const ERROR_CODE_VALUES: readonly ErrorCode[] = [
   'gone',
   'payload_too_large',
   'unsupported_media_type',
+  'expectation_failed',
   'idempotency_key_reused',
   'rate_limited',
   'api_key_banned',

@@ -20,7 +20,7 @@ export function PositiveInt64(options: { description?: string } = {}) {
   return Type.Refine(
     Type.Unsafe<Int64>({ [INT64_MARKER]: { minimum: 1n, maximum: INT64_MAX }, ...options }),
     isPositiveInt64,
-    () => 'must be an integer from 1 to 9223372036854775807'
+    () => 'must be an integer from 1 to 9223372036854775807, written as plain digits (no fraction or exponent)'
   )
 }
 

@@ -1,7 +1,7 @@
 import Type, { type TSchema } from 'typebox'
 import { ERROR_STATUS, type ErrorCode } from './errors.ts'
 import type { ResponseHeaderName } from './headers.ts'
-import { ListPetsQuery, NewPet, Pet, PetIdParams, Pets } from './pets.ts'
+import { ListPetsQuery, NewPet, NoQuery, Pet, PetIdParams, Pets } from './pets.ts'
 
 export interface RequestHeaderSpec {
   name: string
@@ -88,6 +88,7 @@ export const getPet = {
   tags: ['Pets'],
   deprecated: { since: GET_PET_DEPRECATED_SINCE, sunset: GET_PET_SUNSET, replacement: '/pets' },
   params: PetIdParams,
+  query: NoQuery,
   success: { status: 200, description: 'The animal', schema: Pet, headers: ['Deprecation', 'Sunset', 'Link'] },
   errors: ['not_found', 'gone']
 } as const satisfies OperationSpec

@@ -15,8 +15,10 @@ export const PET_NAME_MAX_LENGTH = 200
 export const PetName = Type.String({
   minLength: 1,
   maxLength: PET_NAME_MAX_LENGTH,
-  pattern: '\\S',
-  description: "The animal's name: 1 to 200 characters (Unicode code points), not only white space",
+  // Not blank: some character outside Unicode White_Space and U+FEFF (JavaScript's \\s lacks U+0085).
+  pattern: '[^\\s\\u0085]',
+  description:
+    "The animal's name: 1 to 200 characters (Unicode code points), not only white space (Unicode White_Space or U+FEFF), valid Unicode",
   'x-rule': 'must be a string of 1 to 200 characters that is not only white space'
 })
 
@@ -78,6 +80,9 @@ export const ListPetsQuery = Type.Object(
   { additionalProperties: false }
 )
 export type ListPetsQuery = Static<typeof ListPetsQuery>
+
+/** The query of an operation that takes no query parameters: any given is refused, as on every operation. */
+export const NoQuery = Type.Object({}, { additionalProperties: false })
 
 export const PetIdParams = Type.Object({
   petId: PositiveInt64({ description: 'The identifier of the animal' })

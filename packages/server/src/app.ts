@@ -1,11 +1,13 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Services } from './services.ts'
+import { ApiError } from './domain/api-error.ts'
 import { createApiGuard, type ApiGuard } from './http/api-guard.ts'
-import { writeClientError } from './http/error-body.ts'
+import { registerParserAnswers, writeClientError } from './http/error-body.ts'
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.ts'
 import { BODY_LIMIT_BYTES, registerJsonBody } from './http/json-body.ts'
+import { closeAfterAnswer, hasUnreadBody } from './http/lingering-close.ts'
 import { AllowedMethods } from './http/method-not-allowed.ts'
-import { commonHeaders, requestId } from './http/request-context.ts'
+import { commonHeaders, missingHost, requestId } from './http/request-context.ts'
 import { registerRequestLog } from './http/request-log.ts'
 import { registerSchemaCompilers } from './http/validation.ts'
 import { registerWriteCoalescing } from './http/write-coalescing.ts'
@@ -36,7 +38,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     requestTimeout: config.timeouts.requestMs,
     keepAliveTimeout: config.timeouts.keepAliveMs,
     // Node checks those deadlines on this interval (30 s by default): check often enough to honour them.
-    http: { headersTimeout: config.timeouts.headersMs, connectionsCheckingInterval: Math.min(1000, config.timeouts.headersMs) },
+    // Node answers a missing Host with a bare 400; the onRequest hook answers it with an Error body.
+    http: {
+      headersTimeout: config.timeouts.headersMs,
+      connectionsCheckingInterval: Math.min(1000, config.timeouts.headersMs),
+      requireHostHeader: false
+    },
     return503OnClosing: false,
     clientErrorHandler: writeClientError,
     frameworkErrors: frameworkErrorHandler(async (request, reply) => {
@@ -47,9 +54,11 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 2048 }
   })
 
+  registerParserAnswers(app.server)
   registerSchemaCompilers(app)
   registerJsonBody(app)
   const allowedMethods = new AllowedMethods()
+  allowedMethods.learnRoutes(app)
   registerErrorHandling(app, allowedMethods)
   // Declared up front so every request object has the same shape.
   app.decorateRequest('auth', undefined)
@@ -60,6 +69,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   // admitted synchronously (cached key, in-process counters) makes no promise.
   app.addHook('onRequest', (request, reply, done) => {
     commonHeaders(request, reply)
+    if (missingHost(request.raw)) {
+      done(new ApiError('bad_request', 'the Host header is required in HTTP/1.1'))
+      return
+    }
     let pending: ReturnType<ApiGuard>
     try {
       pending = guard(request, reply)
@@ -69,6 +82,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     }
     if (pending === undefined) done()
     else pending.then(() => done(), done)
+  })
+  // An answer sent before the body arrived (a refusal, or a route that reads none) closes the
+  // connection after a bounded drain instead of reading the whole body.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (hasUnreadBody(request.raw)) closeAfterAnswer(request.raw, reply.raw)
+    done(null, payload)
   })
   registerRequestLog(app, metrics, logger)
   // Speculative reads hold their responses before any other onSend hook sees them.
@@ -83,7 +102,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   })
 
   const docsUrl = `${new URL(config.publicBaseUrl).origin}/docs`
-  registerPetRoutes(app, { ...services, allowedMethods, publicBaseUrl: config.publicBaseUrl, docsUrl })
+  registerPetRoutes(app, { ...services, publicBaseUrl: config.publicBaseUrl, docsUrl })
   registerOpenApiRoute(app, config)
   registerDocs(app)
   registerHealth(app, services.readiness)

@@ -7,9 +7,27 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { service: 'animal-store' } }, destination)
 }
 
-const SECRET_IN_TEXT = /as_live_[0-9A-Za-z]+/g
+/** The key prefix, any case; `_` may arrive percent-encoded. */
+const KEY_PREFIX_RAW = /as(?:_|%5f)live(?:_|%5f)/i
+const URL_TOKEN = /[^/?&=;#+\s]+/g
 
-/** A client that puts its key in a URL must not get it logged: the shape is recognisable, so it is masked. */
-export function redactSecrets(text: string): string {
-  return text.includes('as_live_') ? text.replace(SECRET_IN_TEXT, 'as_live_[redacted]') : text
+/** Percent-decodes what decodes, leaves the rest; repeated, so `%255f` comes out as `_`. */
+function looseDecode(token: string): string {
+  let text = token
+  for (let round = 0; round < 4 && text.includes('%'); round++) {
+    const next = text.replace(/%([0-9a-f]{2})/gi, (_match, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    if (next === text) break
+    text = next
+  }
+  return text.toLowerCase()
+}
+
+/**
+ * A client that puts its key in a URL must not get it logged: every path segment or query
+ * name or value that holds the key prefix (any case, raw or percent-encoded, even twice) is
+ * masked whole.
+ */
+export function redactSecrets(url: string): string {
+  if (!url.includes('%') && !KEY_PREFIX_RAW.test(url)) return url
+  return url.replace(URL_TOKEN, (token) => (looseDecode(token).includes('as_live_') ? '[redacted]' : token))
 }

@@ -67,10 +67,11 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: Allo
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? ''
-    const refusal = allowedMethods.refusal(request.method, path)
-    if (refusal !== undefined) {
-      reply.headers(refusal.responseHeaders)
-      return sendError(reply, refusal.error)
+    const known = allowedMethods.answer(request.method, path)
+    if (known?.kind === 'options') return reply.headers(known.responseHeaders).header('allow', known.allow).code(204).send()
+    if (known !== undefined) {
+      reply.headers(known.responseHeaders)
+      return sendError(reply, known.error)
     }
     return sendError(
       reply,

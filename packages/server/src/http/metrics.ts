@@ -71,24 +71,27 @@ export class Metrics implements RateLimitObserver {
     help: '1 while rate limits run on per-instance counters because Redis is unreachable',
     registers: [this.registry]
   })
-  /** Bans this instance started, until they end: key id to ban end (Unix ms). */
-  readonly #bans = new Map<string, number>()
+  /** Bans this instance started, until they end: key id to plan and ban end (Unix ms). Never exported by key. */
+  readonly #bans = new Map<string, { plan: string; until: number }>()
 
   constructor(clock: Clock) {
     collectDefaultMetrics({ register: this.registry })
     const bans = this.#bans
+    // By plan, never by key: the label set stays bounded whatever the number of keys, and no key id leaks.
     new Gauge({
-      name: 'rate_limit_ban_ends_seconds',
-      help: 'Unix time at which each current ban started by this instance ends, by key id',
-      labelNames: ['key_id'] as const,
+      name: 'rate_limit_bans_active',
+      help: 'Bans started by this instance that have not ended yet, by plan',
+      labelNames: ['plan'] as const,
       registers: [this.registry],
       collect() {
         this.reset()
         const now = clock.now()
-        for (const [keyId, until] of bans) {
-          if (until <= now) bans.delete(keyId)
-          else this.set({ key_id: keyId }, until / 1000)
+        const byPlan = new Map<string, number>()
+        for (const [keyId, ban] of bans) {
+          if (ban.until <= now) bans.delete(keyId)
+          else byPlan.set(ban.plan, (byPlan.get(ban.plan) ?? 0) + 1)
         }
+        for (const [plan, count] of byPlan) this.set({ plan }, count)
       }
     })
   }
@@ -118,7 +121,7 @@ export class Metrics implements RateLimitObserver {
 
   banStarted(plan: string, keyId: string, until: number): void {
     this.#bansStarted.inc({ plan })
-    this.#bans.set(keyId, until)
+    this.#bans.set(keyId, { plan, until })
   }
 
   /** Counts the shared counter store's outages; `log` says what happened. */

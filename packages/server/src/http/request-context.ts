@@ -24,10 +24,17 @@ export function routeConfigOf(request: FastifyRequest): RouteConfig {
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
 
-/** Echoes a sane client X-Request-Id, else makes one. */
+const KEY_SHAPED = /as_live_/i
+
+/** Echoes a sane client X-Request-Id, else makes one; one shaped like a key is never echoed (it would be logged). */
 export function requestId(request: IncomingMessage): string {
   const sent = request.headers['x-request-id']
-  return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID()
+  return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) && !KEY_SHAPED.test(sent) ? sent : randomUUID()
+}
+
+/** An HTTP/1.1 request without `Host` (RFC 9112 §3.2: answered 400); HTTP/1.0 needs none. */
+export function missingHost(request: IncomingMessage): boolean {
+  return request.headers.host === undefined && request.httpVersion === '1.1'
 }
 
 /** Headers every response carries. */

@@ -39,6 +39,14 @@ function describeErrors(schema: ObjectSchema, errors: readonly SchemaError[], wh
   return [...messages].join('; ')
 }
 
+/** The same words on every operation, whatever the name (an empty one included). */
+function unknownParameter(schema: ObjectSchema, name: string): string {
+  const names = Object.keys(schema.properties)
+  const allowed = names.length === 0 ? 'this operation takes no query parameters' : `allowed are ${names.join(', ')}`
+  const shown = name.length > 40 ? `${name.slice(0, 40)}...` : name
+  return name === '' ? `a query parameter has no name: ${allowed}` : `unknown query parameter ${JSON.stringify(shown)}: ${allowed}`
+}
+
 /**
  * Query values arrive as strings; the schema says which are integers. An integer must be
  * plain decimal digits (no sign, exponent, fraction or spaces) and is never clamped.
@@ -46,6 +54,7 @@ function describeErrors(schema: ObjectSchema, errors: readonly SchemaError[], wh
 function decodeQuery(schema: ObjectSchema, query: Record<string, unknown>): Record<string, unknown> | string {
   const out: Record<string, unknown> = {}
   for (const [name, raw] of Object.entries(query)) {
+    if (!Object.hasOwn(schema.properties, name)) return unknownParameter(schema, name)
     if (Array.isArray(raw)) return `${name} must be given at most once`
     const property = schema.properties[name]
     if (property?.type === 'integer' && typeof raw === 'string') {

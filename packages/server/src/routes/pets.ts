@@ -6,14 +6,12 @@ import type { IdempotencyScope } from '../storage/types.ts'
 import { apiKeyOf } from '../http/api-guard.ts'
 import { deprecationHeaders } from '../http/deprecation.ts'
 import type { PetPages, RenderedPage } from '../http/list-pages.ts'
-import type { AllowedMethods } from '../http/method-not-allowed.ts'
 import { respondWhenReady } from '../http/send.ts'
 import type { FastifyRequest } from 'fastify'
 
 export interface PetRoutesOptions {
   pets: PetService
   pages: PetPages
-  allowedMethods: AllowedMethods
   publicBaseUrl: string
   docsUrl: string
 }
@@ -48,7 +46,7 @@ function idempotencyScopeOf(request: FastifyRequest): IdempotencyScope | undefin
 }
 
 /** The three operations of SPEC.md §4: schema in, one service call, schema out. */
-export function registerPetRoutes(app: FastifyInstance, { pets, pages, allowedMethods, publicBaseUrl, docsUrl }: PetRoutesOptions): void {
+export function registerPetRoutes(app: FastifyInstance, { pets, pages, publicBaseUrl, docsUrl }: PetRoutesOptions): void {
   app.route<{ Querystring: ListPetsQuery }>({
     method: listPets.method,
     url: toRoute(listPets.path),
@@ -67,15 +65,13 @@ export function registerPetRoutes(app: FastifyInstance, { pets, pages, allowedMe
     schema: { body: createPet.body, response: { [createPet.success.status]: createPet.success.schema } },
     handler: async (request, reply) => createdBody(reply, await pets.create(request.body, idempotencyScopeOf(request)))
   })
-  allowedMethods.add(toRoute(listPets.path), [listPets.method, createPet.method])
 
   const deprecation = deprecationHeaders(getPet.deprecated, publicBaseUrl, docsUrl)
   app.route<{ Params: { petId: string } }>({
     method: getPet.method,
     url: toRoute(getPet.path),
     config: { auth: true, responseHeaders: deprecation },
-    schema: { response: { [getPet.success.status]: getPet.success.schema } },
+    schema: { querystring: getPet.query, response: { [getPet.success.status]: getPet.success.schema } },
     handler: (request, reply) => respondWhenReady(reply, pets.get(request.params.petId), (pet) => pet)
   })
-  allowedMethods.add(toRoute(getPet.path), [getPet.method], deprecation)
 }
