@@ -69,7 +69,8 @@ describe('animal-store CLI', () => {
       [['keys', 'revoke'], /exactly one key id/],
       [['keys', 'revoke', 'key_doesnotexist000'], /no key has id/],
       [['keys', 'unban', 'key_doesnotexist000'], /no key has id/],
-      [['keys', 'rotate'], /unknown keys command/],
+      [['keys', 'rotate'], /exactly one key id/],
+      [['keys', 'frobnicate'], /unknown keys command/],
       [['frobnicate'], /unknown command/],
       [['serve', 'now'], /takes no arguments/]
     ]
