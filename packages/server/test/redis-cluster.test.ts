@@ -82,6 +82,24 @@ describe('two serve processes on one PostgreSQL and a 3-node Redis Cluster', { s
     assert.equal(usage.code, 0, usage.stderr)
     assert.equal((JSON.parse(usage.stdout) as { limits: Array<{ remaining: number }> }).limits[0]!.remaining, 0)
 
+    // One master gone: the cluster cannot serve its slots; /readyz says so, and requests are still answered.
+    await cluster.killNode(0)
+    for (const instance of instances) {
+      await until(
+        async () => {
+          const body = (await (await fetch(`${instance.origin}/readyz`)).json()) as { status: string; checks: { redis: string } }
+          return body.status === 'ready' && body.checks.redis.startsWith('degraded')
+        },
+        { timeoutMs: 15_000, intervalMs: 100, what: '/readyz to report the cluster degraded once a master is gone' }
+      )
+    }
+    const during = await runCli(['keys', 'create', '--plan', 'free', '--json'], env)
+    const duringKey = (JSON.parse(during.stdout) as { key: string }).key
+    for (const instance of instances) {
+      const answered = await fetch(`${instance.origin}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${duringKey}` } })
+      assert.equal(answered.status, 200)
+    }
+
     // The whole cluster gone: /readyz says so, and requests are still answered on per-instance limits.
     await cluster.stop()
     for (const instance of instances) {

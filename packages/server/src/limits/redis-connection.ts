@@ -1,5 +1,13 @@
 import { Cluster, Redis, type RedisOptions as ConnectionOptions } from 'ioredis'
-import type { RedisOptions } from './redis.ts'
+
+export interface RedisOptions {
+  /** `url` for one Redis (REDIS_URL), `clusterNodes` for a Redis Cluster (REDIS_CLUSTER_NODES). */
+  url?: string
+  clusterNodes?: Array<{ host: string; port: number }>
+  keyPrefix: string
+  /** A command not answered in this time fails, so a stalled Redis cannot stall requests. */
+  commandTimeoutMs?: number
+}
 
 /** One Redis, or a Redis Cluster: the commands the counter store and the change marker send work on both. */
 export type ScriptedRedis = (Redis | Cluster) & {

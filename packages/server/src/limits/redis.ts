@@ -1,6 +1,6 @@
 import { DAY_MS, MINUTE_MS, windowStart } from '../domain/rate-limit-policy.ts'
 import { PerTurnBatch } from '../base/per-turn.ts'
-import { clusterHealth, connectRedis, type ScriptedRedis } from './redis-connection.ts'
+import { clusterHealth, connectRedis, type RedisOptions, type ScriptedRedis } from './redis-connection.ts'
 import { CONSUME_MANY } from './redis-consume-script.ts'
 import type { ConsumeRequest, ConsumeResult, RemoteCounterStore, SubjectUsage } from './types.ts'
 
@@ -21,13 +21,9 @@ interface Group {
   indexes: number[]
 }
 
-export interface RedisOptions {
-  /** `url` for one Redis (REDIS_URL), `clusterNodes` for a Redis Cluster (REDIS_CLUSTER_NODES). */
-  url?: string
-  clusterNodes?: Array<{ host: string; port: number }>
-  keyPrefix: string
-  /** A command not answered in this time fails, so a stalled Redis cannot stall requests. */
-  commandTimeoutMs?: number
+function settled(answer: ConsumeResult | Error): ConsumeResult {
+  if (answer instanceof Error) throw answer
+  return answer
 }
 
 /**
@@ -94,13 +90,18 @@ export class RedisCounterStore implements RemoteCounterStore {
    * and the old generation grew by ~100 MB between full collections (RSS over 200 MB, and
    * pauses of 10 to 16 ms).
    */
-  readonly #consumes = new PerTurnBatch<ConsumeRequest, ConsumeResult>((requests) => this.#consumeMany(requests), MAX_CONSUMES_PER_CALL)
+  readonly #consumes = new PerTurnBatch<ConsumeRequest, ConsumeResult | Error>(
+    (requests) => this.#consumeMany(requests),
+    MAX_CONSUMES_PER_CALL
+  )
 
   consume(request: ConsumeRequest): Promise<ConsumeResult> {
-    return this.#consumes.add(request)
+    const answer = this.#consumes.add(request)
+    // Only a cluster answers some subjects and fails others (a slot whose node is down).
+    return this.#cluster ? answer.then(settled) : (answer as Promise<ConsumeResult>)
   }
 
-  async #consumeMany(requests: ConsumeRequest[]): Promise<ConsumeResult[]> {
+  async #consumeMany(requests: ConsumeRequest[]): Promise<Array<ConsumeResult | Error>> {
     // Positions in `requests` by group, in arrival order.
     const groups = new Map<string, Group>()
     requests.forEach(({ subject, limits, now, banThreshold, banMs }, index) => {
@@ -111,20 +112,28 @@ export class RedisCounterStore implements RemoteCounterStore {
       if (group === undefined) groups.set(id, { subject, keys, indexes: [index] })
       else group.indexes.push(index)
     })
-    const results = new Array<ConsumeResult>(requests.length)
+    const results = new Array<ConsumeResult | Error>(requests.length)
     if (!this.#cluster) {
       await this.#script(requests, [...groups.values()], results)
       return results
     }
-    // A script's keys must share one slot on a cluster: one call per subject, sent together.
+    // A script's keys must share one slot on a cluster: one call per subject, sent together. A
+    // call that fails fails its own subject's consumes only.
     const bySubject = new Map<string, Group[]>()
     for (const group of groups.values()) bySubject.set(group.subject, [...(bySubject.get(group.subject) ?? []), group])
-    await Promise.all([...bySubject.values()].map((subjectGroups) => this.#script(requests, subjectGroups, results)))
+    await Promise.all(
+      [...bySubject.values()].map((subjectGroups) =>
+        this.#script(requests, subjectGroups, results).catch((error: unknown) => {
+          const failure = error instanceof Error ? error : new Error(String(error))
+          for (const { indexes } of subjectGroups) for (const index of indexes) results[index] = failure
+        })
+      )
+    )
     return results
   }
 
   /** One CONSUME_MANY call for `groups`; their results go to their positions in `results`. */
-  async #script(requests: ConsumeRequest[], groups: Group[], results: ConsumeResult[]): Promise<void> {
+  async #script(requests: ConsumeRequest[], groups: Group[], results: Array<ConsumeResult | Error>): Promise<void> {
     const keys: string[] = []
     const values: string[] = []
     for (const { keys: groupKeys, indexes } of groups) {

@@ -14,6 +14,8 @@ export interface TestRedisCluster {
   ports: number[]
   /** A cluster client, for looking at what the service stored. */
   client(): Cluster
+  /** Kills one server (by its pid): the cluster loses the slots it served. */
+  killNode(index: number): Promise<void>
   /** Kills the servers (by their pids) and removes their directories. */
   stop(): Promise<void>
 }
@@ -70,15 +72,14 @@ export async function startRedisCluster(): Promise<TestRedisCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-cluster-'))
   const children: ChildProcess[] = []
   const ports: number[] = []
+  const kill = async (child: ChildProcess) => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    const exited = once(child, 'exit')
+    process.kill(child.pid!, 'SIGKILL')
+    await exited
+  }
   const stop = async () => {
-    await Promise.all(
-      children.map(async (child) => {
-        if (child.exitCode !== null || child.signalCode !== null) return
-        const exited = once(child, 'exit')
-        process.kill(child.pid!, 'SIGKILL')
-        await exited
-      })
-    )
+    await Promise.all(children.map(kill))
     rmSync(dir, { recursive: true, force: true })
   }
   try {
@@ -148,6 +149,7 @@ export async function startRedisCluster(): Promise<TestRedisCluster> {
       cluster.on('error', () => {})
       return cluster
     },
+    killNode: (index) => kill(children[index]!),
     stop
   }
 }
