@@ -86,7 +86,8 @@ function responsesOf(op: OperationSpec): Record<string, unknown> {
       content: { 'application/json': { schema: schemaOf(op.success.schema) } }
     }
   }
-  for (const [status, codes] of errorStatuses([...op.errors, ...COMMON_ERRORS])) {
+  const common = COMMON_ERRORS.filter((code) => !(op.never ?? []).includes(code))
+  for (const [status, codes] of errorStatuses([...op.errors, ...common])) {
     const extra: ResponseHeaderName[] = status === 429 || status === 503 ? ['Retry-After'] : status === 401 ? ['WWW-Authenticate'] : []
     if (op.deprecated !== undefined) extra.push('Deprecation', 'Sunset')
     responses[status] = {

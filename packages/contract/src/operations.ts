@@ -27,6 +27,8 @@ export interface OperationSpec {
   success: { status: number; description: string; schema: TSchema; headers: ResponseHeaderName[] }
   /** The error codes this operation answers with, beyond those every operation can give. */
   errors: ErrorCode[]
+  /** Codes of COMMON_ERRORS this operation never answers with. */
+  never?: ErrorCode[]
 }
 
 /** Errors any authenticated operation can answer with. */
@@ -104,7 +106,9 @@ export const getRateLimit = {
   tags: ['Rate limits'],
   query: RateLimitQuery,
   success: { status: 200, description: "The key's use of its windows", schema: RateLimitStatus, headers: [] },
-  errors: ['validation_failed']
+  errors: ['validation_failed'],
+  // A banned key is answered 200 with its ban; a caller without a key is still throttled (429 rate_limited).
+  never: ['api_key_banned']
 } as const satisfies OperationSpec
 
 export const OPERATIONS: readonly OperationSpec[] = [listPets, createPet, getPet, getRateLimit]
