@@ -195,7 +195,8 @@ for (const { backend, skip } of await suiteBackends()) {
       assert.equal((await call(last, '/v1/rate_limit', rotated.key)).status, 200)
 
       // --grace 0: the secret it replaces is refused everywhere within 5 s.
-      const again = await cli<Created>(env, 'keys', 'rotate', original.id, '--grace', '0', '--json')
+      const again = await cli<Created & { previousSecretExpiresAt: string }>(env, 'keys', 'rotate', original.id, '--grace', '0', '--json')
+      assert.ok(Date.parse(again.previousSecretExpiresAt) <= Date.now(), 'the old secret stops at once')
       const endedAt = Date.now()
       for (const instance of instances) await answersWithin(() => call(instance, '/v1/rate_limit', rotated.key), 401, endedAt, 'grace 0')
       assert.equal((await call(first, '/v1/rate_limit', again.key)).status, 200)

@@ -108,7 +108,7 @@ function viewKey(key: ApiKeyRecord, usage: KeyUsage, now: number): KeyView {
     createdAt: iso(key.createdAt)!,
     expiresAt: iso(key.expiresAt),
     revokedAt: iso(key.revokedAt),
-    previousSecretExpiresAt: previous !== null && previous > now ? iso(previous) : null,
+    previousSecretExpiresAt: previous !== null && previous >= now ? iso(previous) : null,
     bannedUntil: iso(usage.bannedUntil),
     usage: { minute: usage.minuteUsed, day: usage.dayUsed }
   }
