@@ -25,7 +25,7 @@ try {
   }
   console.log(`listed ${count} pets`)
 
-  const limits = client.rateLimit
+  const limits = client.lastRateLimit
   console.log(`rate limit: ${limits?.remaining} of ${limits?.limit} left until ${new Date((limits?.reset ?? 0) * 1000).toISOString()}`)
 } catch (error) {
   // Thrown once the retries or the wait budget are spent (or at once for a long ban).

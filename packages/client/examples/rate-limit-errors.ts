@@ -16,7 +16,7 @@ for (let request = 1; request <= 2_000; request++) {
   } catch (error) {
     if (!(error instanceof AnimalStoreError) || error.status !== 429) throw error
     console.log(`request ${request}: ${error.code}, retry after ${(error.retryAfterMs ?? 0) / 1000} s`)
-    for (const window of client.rateLimit?.windows ?? []) {
+    for (const window of client.lastRateLimit?.windows ?? []) {
       console.log(`  ${window.name}: ${window.remaining} of ${window.quota} left, resets in ${window.resetSeconds} s`)
     }
     process.exit(0)

@@ -82,6 +82,8 @@ class Renderer {
     if (schema.type === 'boolean') return 'boolean'
     if (schema.type === 'integer') return schema.format === 'int64' ? 'Int64' : 'number'
     if (schema.type === 'number') return 'number'
+    if (schema.type === 'null') return 'null'
+    if (Array.isArray(schema.anyOf)) return (schema.anyOf as Json[]).map((member) => this.type(member)).join(' | ')
     if (schema.type === 'array') return `${this.type(schema.items as Json)}[]`
     throw new Error(`unsupported schema ${JSON.stringify(schema, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`)
   }

@@ -44,6 +44,28 @@ export type Pets = Pet[]
 export type PetStatus = 'available' | 'pending' | 'sold'
 export const PET_STATUS_VALUES: readonly PetStatus[] = ['available', 'pending', 'sold']
 
+/** The caller's own use of its rate limits; reading it consumes no quota */
+export interface RateLimitStatus {
+  /** The key's plan */
+  plan: 'free' | 'pro' | 'business' | 'enterprise'
+  /** The per-minute window, then the per-day window */
+  limits: RateLimitWindow[]
+  /** Unix time in seconds at which the temporary ban ends; null when the key is not banned */
+  bannedUntil: number | null
+}
+
+/** One rate-limit window of the key */
+export interface RateLimitWindow {
+  /** The window: a UTC-aligned minute or day */
+  window: 'minute' | 'day'
+  /** Requests the window allows */
+  limit: number
+  /** Requests left in the current window */
+  remaining: number
+  /** Unix time in seconds at which the current window ends */
+  reset: number
+}
+
 export interface ErrorBody {
   code: ErrorCode
   /** Human-readable description */
@@ -97,7 +119,8 @@ export const ERROR_CODE_VALUES: readonly ErrorCode[] = [
 export const OPERATIONS = {
   listPets: { method: 'GET', path: '/pets' },
   createPet: { method: 'POST', path: '/pets' },
-  getPet: { method: 'GET', path: '/pets/{petId}', deprecated: true, sunset: '2030-12-05T00:00:00.000Z' }
+  getPet: { method: 'GET', path: '/pets/{petId}', deprecated: true, sunset: '2030-12-05T00:00:00.000Z' },
+  getRateLimit: { method: 'GET', path: '/rate_limit' }
 } as const
 
 /** The `limit` of listPets: the page sizes the service accepts and the one it uses when none is given. */

@@ -1,4 +1,4 @@
-import { OPERATIONS, PAGE_SIZE, type Int64, type NewPet, type Pet, type PetStatus } from './api-types.generated.ts'
+import { OPERATIONS, PAGE_SIZE, type Int64, type NewPet, type Pet, type PetStatus, type RateLimitStatus } from './api-types.generated.ts'
 import { readDeprecation, warnOncePerOperation, type DeprecationNotice } from './deprecation.ts'
 import { newIdempotencyKey } from './idempotency-key.ts'
 import { stringifyJson } from './json.ts'
@@ -91,10 +91,21 @@ export class AnimalStoreClient {
 
   /**
    * The rate-limit headers of the latest response that carried them: the window in force
-   * (`limit`, `remaining`, `reset`) and every window of the `RateLimit` field.
+   * (`limit`, `remaining`, `reset`) and every window of the `RateLimit` field. No request is made.
    */
-  get rateLimit(): RateLimitState | undefined {
+  get lastRateLimit(): RateLimitState | undefined {
     return this.#rateLimit
+  }
+
+  /**
+   * The key's own use, asked of the service (`GET /rate_limit`): its plan, both windows
+   * (`limit`, `remaining`, `reset` in Unix seconds) and `bannedUntil`. Consumes no quota, and
+   * answers while the key is banned too.
+   */
+  async rateLimit(options: CallOptions = {}): Promise<RateLimitStatus> {
+    const { method, path } = OPERATIONS.getRateLimit
+    const response = await send(this.#transport, { method, path, signal: options.signal })
+    return response.body as RateLimitStatus
   }
 
   /** One page of pets in ascending id order (`GET /pets`). */

@@ -20,7 +20,9 @@ export {
   type NewPet,
   type Pet,
   type Pets,
-  type PetStatus
+  type PetStatus,
+  type RateLimitStatus,
+  type RateLimitWindow as RateLimitStatusWindow
 } from './api-types.generated.ts'
 export type { DeprecationNotice } from './deprecation.ts'
 export { AnimalStoreError, AnimalStoreNetworkError } from './errors.ts'

@@ -93,7 +93,7 @@ describe('retries on 429: waits as Retry-After says, within the promised attempt
     })
     assert.equal(sent.length, 1)
     assert.deepEqual(sleeps, [])
-    assert.equal(client.rateLimit?.remaining, 0)
+    assert.equal(client.lastRateLimit?.remaining, 0)
   })
 
   test('maxRetries caps the attempts: 1 + maxRetries requests, then the last 429', async (t) => {

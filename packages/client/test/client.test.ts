@@ -132,11 +132,11 @@ describe('client against the real service', () => {
   test('the rate-limit state of the latest response: X-RateLimit-* and both RateLimit windows', async (t) => {
     const app = await startApp(t)
     const { client } = clientOf(app, await app.key({ plan: 'free' }))
-    assert.equal(client.rateLimit, undefined)
+    assert.equal(client.lastRateLimit, undefined)
     await client.listPets()
     await client.createPet({ name: 'Rex', categoryId: 1 })
     // 12:00:10 UTC: the minute ends in 50 s, the day in 11 h 59 min 50 s.
-    assert.deepEqual(client.rateLimit, {
+    assert.deepEqual(client.lastRateLimit, {
       limit: 60,
       remaining: 58,
       reset: Date.UTC(2026, 5, 15, 12, 1, 0) / 1000,
@@ -145,6 +145,24 @@ describe('client against the real service', () => {
         { name: 'day', remaining: 998, resetSeconds: 43_190, quota: 1000, windowSeconds: 86_400 }
       ]
     })
+  })
+
+  test("rateLimit(): the key's own use from GET /rate_limit, consuming nothing", async (t) => {
+    const app = await startApp(t)
+    const { client, sent } = clientOf(app, await app.key({ plan: 'free', perMinute: 2 }))
+    await client.listPets()
+    const expected = {
+      plan: 'free',
+      limits: [
+        { window: 'minute', limit: 2, remaining: 1, reset: Date.UTC(2026, 5, 15, 12, 1, 0) / 1000 },
+        { window: 'day', limit: 1000, remaining: 999, reset: Date.UTC(2026, 5, 16) / 1000 }
+      ],
+      bannedUntil: null
+    }
+    assert.deepEqual(await client.rateLimit(), expected)
+    assert.deepEqual(await client.rateLimit(), expected, 'reading it took nothing')
+    assert.equal(client.lastRateLimit?.remaining, 1)
+    assert.equal(sent.at(-1)!.url, `${app.base}/rate_limit`)
   })
 })
 

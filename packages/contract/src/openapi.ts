@@ -4,6 +4,7 @@ import { RATE_LIMIT_HEADERS, RESPONSE_HEADERS, type ResponseHeaderName } from '.
 import { toJsonSchema } from './json-schema.ts'
 import { COMMON_ERRORS, errorStatuses, OPERATIONS, type OperationSpec } from './operations.ts'
 import { NewPet, Pet, Pets, PetStatus } from './pets.ts'
+import { RateLimitStatus, RateLimitWindow } from './rate-limit.ts'
 
 export interface OpenApiOptions {
   /** The production `{base_url}`, ending in `/v1`. */
@@ -14,7 +15,16 @@ export interface OpenApiOptions {
 
 export const API_VERSION = '1.0.0'
 
-const COMPONENTS: Record<string, TSchema> = { Pet, NewPet, Pets, PetStatus, Error: ErrorBody, ErrorCode: ErrorCodeSchema }
+const COMPONENTS: Record<string, TSchema> = {
+  Pet,
+  NewPet,
+  Pets,
+  PetStatus,
+  RateLimitStatus,
+  RateLimitWindow,
+  Error: ErrorBody,
+  ErrorCode: ErrorCodeSchema
+}
 
 function ref(node: Record<string, unknown>, except?: TSchema): Record<string, unknown> | undefined {
   for (const [name, schema] of Object.entries(COMPONENTS)) {
@@ -76,7 +86,8 @@ function responsesOf(op: OperationSpec): Record<string, unknown> {
       content: { 'application/json': { schema: schemaOf(op.success.schema) } }
     }
   }
-  for (const [status, codes] of errorStatuses([...op.errors, ...COMMON_ERRORS])) {
+  const common = COMMON_ERRORS.filter((code) => !(op.never ?? []).includes(code))
+  for (const [status, codes] of errorStatuses([...op.errors, ...common])) {
     const extra: ResponseHeaderName[] = status === 429 || status === 503 ? ['Retry-After'] : status === 401 ? ['WWW-Authenticate'] : []
     if (op.deprecated !== undefined) extra.push('Deprecation', 'Sunset')
     responses[status] = {
@@ -126,7 +137,10 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
     },
     servers,
     security: [{ bearerAuth: [] }],
-    tags: [{ name: 'Pets', description: 'The animals of the store' }],
+    tags: [
+      { name: 'Pets', description: 'The animals of the store' },
+      { name: 'Rate limits', description: "The caller's own use of its plan" }
+    ],
     paths,
     components: {
       securitySchemes: {

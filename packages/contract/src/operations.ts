@@ -2,6 +2,7 @@ import Type, { type TSchema } from 'typebox'
 import { ERROR_STATUS, type ErrorCode } from './errors.ts'
 import type { ResponseHeaderName } from './headers.ts'
 import { ListPetsQuery, NewPet, NoQuery, Pet, PetIdParams, Pets } from './pets.ts'
+import { RateLimitStatus } from './rate-limit.ts'
 
 export interface RequestHeaderSpec {
   name: string
@@ -26,6 +27,8 @@ export interface OperationSpec {
   success: { status: number; description: string; schema: TSchema; headers: ResponseHeaderName[] }
   /** The error codes this operation answers with, beyond those every operation can give. */
   errors: ErrorCode[]
+  /** Codes of COMMON_ERRORS this operation never answers with. */
+  never?: ErrorCode[]
 }
 
 /** Errors any authenticated operation can answer with. */
@@ -93,7 +96,23 @@ export const getPet = {
   errors: ['not_found', 'gone']
 } as const satisfies OperationSpec
 
-export const OPERATIONS: readonly OperationSpec[] = [listPets, createPet, getPet]
+export const getRateLimit = {
+  operationId: 'getRateLimit',
+  method: 'GET',
+  path: '/rate_limit',
+  summary: "The caller's rate limits",
+  description:
+    "The calling key's plan, both windows (limit, remaining, reset) and any ban. Reading it consumes no quota, " +
+    'and a banned key gets its ban here with 200. Without a valid key it is 401 like every operation (limited per address then).',
+  tags: ['Rate limits'],
+  query: NoQuery,
+  success: { status: 200, description: "The key's use of its windows", schema: RateLimitStatus, headers: [] },
+  errors: ['validation_failed'],
+  // A banned key is answered 200 with its ban; a caller without a key is still throttled (429 rate_limited).
+  never: ['api_key_banned']
+} as const satisfies OperationSpec
+
+export const OPERATIONS: readonly OperationSpec[] = [listPets, createPet, getPet, getRateLimit]
 
 export function errorStatuses(codes: readonly ErrorCode[]): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>()

@@ -16,6 +16,8 @@ export interface Config {
   host: string
   database: DatabaseConfig
   redisUrl: string | undefined
+  /** REDIS_CLUSTER_NODES: the seed nodes of a Redis Cluster that holds the counters instead of REDIS_URL's Redis. */
+  redisClusterNodes: RedisNode[] | undefined
   /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
   redisKeyPrefix: string
   /** The `{base_url}` of SPEC.md, without a trailing slash; ends in `/v1`. */
@@ -28,6 +30,11 @@ export interface Config {
   pageCacheEntries: number
   /** Slow-client protection: headers, then the whole request, must arrive within these. */
   timeouts: { headersMs: number; requestMs: number; keepAliveMs: number }
+}
+
+interface RedisNode {
+  host: string
+  port: number
 }
 
 export class ConfigError extends Error {}
@@ -102,6 +109,21 @@ function redis(raw: string | undefined): string | undefined {
   return raw
 }
 
+/** `host:port,host:port,...` (an IPv6 host in brackets); both REDIS_URL and this set is a mistake. */
+function redisCluster(raw: string | undefined, redisUrl: string | undefined): RedisNode[] | undefined {
+  if (raw === undefined || raw === '') return undefined
+  if (redisUrl !== undefined)
+    throw new ConfigError(
+      'REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for one Redis or REDIS_CLUSTER_NODES for a cluster'
+    )
+  return raw.split(',').map((entry) => {
+    const match = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):([0-9]{1,5})$/.exec(entry.trim())
+    if (match === null || Number(match[2]) < 1 || Number(match[2]) > 65535)
+      throw new ConfigError(`REDIS_CLUSTER_NODES must be host:port,host:port,... (got ${JSON.stringify(entry)})`)
+    return { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) }
+  })
+}
+
 /** Environment to a typed, validated Config; the one place configuration is read. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535)
@@ -110,11 +132,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (!LOG_LEVELS.includes(logLevel))
     throw new ConfigError(`LOG_LEVEL=${JSON.stringify(logLevel)} is invalid: expected one of ${LOG_LEVELS.join(', ')}`)
   const urlHost = host.includes(':') ? `[${host}]` : host
+  const redisUrl = redis(env.REDIS_URL)
   return {
     port,
     host,
     database: database(env, cwd),
-    redisUrl: redis(env.REDIS_URL),
+    redisUrl,
+    redisClusterNodes: redisCluster(env.REDIS_CLUSTER_NODES, redisUrl),
     redisKeyPrefix: env.REDIS_KEY_PREFIX === undefined || env.REDIS_KEY_PREFIX === '' ? 'animal-store:' : env.REDIS_KEY_PREFIX,
     publicBaseUrl: httpUrl(env, 'PUBLIC_BASE_URL') ?? `http://${urlHost}:${port}/v1`,
     stagingBaseUrl: httpUrl(env, 'STAGING_BASE_URL'),

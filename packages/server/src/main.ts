@@ -10,11 +10,12 @@ const HELP = `Usage: animal-store <command>
 Commands:
   serve              Serves the API (applies pending migrations first).
   migrate            Applies pending schema migrations and exits.
-  keys ...           Creates, lists, revokes and unbans API keys (animal-store keys --help).
+  keys ...           Creates, lists, updates, rotates, revokes and unbans API keys, and shows
+                     their use (animal-store keys --help).
   openapi            Prints the OpenAPI 3.1 document.
 
 Configuration comes from the environment (the README has the table): PORT, HOST,
-DATABASE_URL, REDIS_URL, REDIS_KEY_PREFIX, PUBLIC_BASE_URL, STAGING_BASE_URL, TRUST_PROXY,
+DATABASE_URL, REDIS_URL, REDIS_CLUSTER_NODES, REDIS_KEY_PREFIX, PUBLIC_BASE_URL, STAGING_BASE_URL, TRUST_PROXY,
 LOG_LEVEL, RATE_LIMIT_BAN_SECONDS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS,
 KEEP_ALIVE_TIMEOUT_MS; with DATABASE_URL=postgres://...: DATABASE_POOL_SIZE,
 DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_CONNECT_TIMEOUT_MS.

@@ -69,7 +69,8 @@ describe('animal-store CLI', () => {
       [['keys', 'revoke'], /exactly one key id/],
       [['keys', 'revoke', 'key_doesnotexist000'], /no key has id/],
       [['keys', 'unban', 'key_doesnotexist000'], /no key has id/],
-      [['keys', 'rotate'], /unknown keys command/],
+      [['keys', 'rotate'], /exactly one key id/],
+      [['keys', 'frobnicate'], /unknown keys command/],
       [['frobnicate'], /unknown command/],
       [['serve', 'now'], /takes no arguments/]
     ]
@@ -111,6 +112,12 @@ describe('animal-store CLI', () => {
       [{ DATABASE_URL: 'sqlite:' }, /needs a file path/],
       [{ PUBLIC_BASE_URL: 'not a url' }, /PUBLIC_BASE_URL="not a url" is not a valid URL/],
       [{ REDIS_URL: 'http://localhost' }, /REDIS_URL must be a redis:\/\//],
+      [
+        { REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '127.0.0.1:7000,127.0.0.1:7001' },
+        /REDIS_URL and REDIS_CLUSTER_NODES are both set/
+      ],
+      [{ REDIS_CLUSTER_NODES: '127.0.0.1:7000,localhost' }, /REDIS_CLUSTER_NODES must be host:port,host:port,... \(got "localhost"\)/],
+      [{ REDIS_CLUSTER_NODES: '127.0.0.1:70000' }, /REDIS_CLUSTER_NODES must be host:port/],
       [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL="loud" is invalid/]
     ]
     for (const [env, message] of cases) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
-import { describe, test, type TestContext } from 'node:test'
+import { randomUUID } from 'node:crypto'
+import { after, describe, test, type TestContext } from 'node:test'
 import { ManualClock } from '../src/base/clock.ts'
 import { FallbackCounterStore } from '../src/limits/fallback.ts'
 import { MemoryCounterStore } from '../src/limits/memory.ts'
@@ -9,6 +10,7 @@ import { RedisCounterStore } from '../src/limits/redis.ts'
 import type { ConsumeRequest, CounterStore } from '../src/limits/types.ts'
 import { SqliteStorage } from '../src/storage/sqlite/index.ts'
 import { redisPrefix, redisUnavailable, TEST_REDIS_URL } from './helpers/redis.ts'
+import { redisClusterSkip, startRedisCluster } from './helpers/redis-cluster.ts'
 import { defer, freePort, tempDir } from './helpers/temp.ts'
 
 // One contract for every counter store (limits/types.ts), as the storage suites run over every
@@ -37,6 +39,19 @@ async function openRedis(t: TestContext, url = TEST_REDIS_URL): Promise<RedisCou
 
 const quietEvents = { degraded: () => {}, recovered: () => {} }
 
+// One throwaway 3-node cluster for the file; each test keeps to a key prefix of its own.
+const clusterSkip = redisClusterSkip()
+const cluster = clusterSkip === false ? await startRedisCluster() : undefined
+after(() => cluster?.stop())
+
+async function openCluster(t: TestContext): Promise<RedisCounterStore> {
+  const clusterNodes = cluster!.ports.map((port) => ({ host: '127.0.0.1', port }))
+  const store = new RedisCounterStore({ clusterNodes, keyPrefix: `animal-store-test:${randomUUID()}:` })
+  defer(t, () => store.close())
+  assert.ok(await store.whenReady(5000), 'the cluster client connects')
+  return store
+}
+
 const FACTORIES: StoreFactory[] = [
   { name: 'memory', skip: false, open: async () => new MemoryCounterStore() },
   {
@@ -60,6 +75,12 @@ const FACTORIES: StoreFactory[] = [
     name: 'redis behind the fallback',
     skip: redisReason ?? false,
     open: async (t) => new FallbackCounterStore(await openRedis(t), quietEvents)
+  },
+  { name: 'redis cluster (3 nodes)', skip: clusterSkip, open: (t) => openCluster(t) },
+  {
+    name: 'redis cluster behind the fallback',
+    skip: clusterSkip,
+    open: async (t) => new FallbackCounterStore(await openCluster(t), quietEvents)
   },
   {
     name: 'the fallback while redis is unreachable',
@@ -200,6 +221,18 @@ for (const factory of FACTORIES) {
         'each admitted consume saw the ones before it'
       )
       assert.equal(results.filter((r) => r.banStarted).length, 1, 'the 21st refusal started the one ban')
+    })
+
+    test('consumes of many subjects in one turn are each decided as if alone', async (t) => {
+      const store = await factory.open(t)
+      const subjects = Array.from({ length: 12 }, (_, i) => `key:many-${i}`)
+      const requests = subjects.flatMap((subject, s) => times(s % 5, (i) => keyed(subject, T0 + i)))
+      const results = await Promise.all(requests.map(async (request) => store.consume(request)))
+      const letters = new Map<string, string>()
+      requests.forEach((request, i) => letters.set(request.subject, (letters.get(request.subject) ?? '') + results[i]!.outcome[0]))
+      for (const [s, subject] of subjects.entries()) assert.equal(letters.get(subject) ?? '', 'aaal'.slice(0, s % 5), subject)
+      for (const [s, subject] of subjects.entries())
+        assert.equal((await store.usage(subject, T0 + 10)).minuteUsed, Math.min(3, s % 5), subject)
     })
   })
 }

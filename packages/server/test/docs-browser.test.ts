@@ -37,7 +37,7 @@ function chromiumSkip(): string | false {
 }
 
 describe('/docs in a real browser', { skip: chromiumSkip() }, () => {
-  test('renders the three operations, marks getPet deprecated, and loads nothing from another origin', async (t) => {
+  test('renders every operation, marks getPet deprecated, and loads nothing from another origin', async (t) => {
     const app = await startApp(t)
     const profile = mkdtempSync(join(tmpdir(), 'animal-store-chromium-'))
     const removeProfile = () => rmSync(profile, { recursive: true, force: true })
@@ -84,7 +84,8 @@ describe('/docs in a real browser', { skip: chromiumSkip() }, () => {
     assert.deepEqual(operations, [
       { id: 'operations-Pets-listPets', method: 'GET', path: '/pets', deprecated: false },
       { id: 'operations-Pets-createPet', method: 'POST', path: '/pets', deprecated: false },
-      { id: 'operations-Pets-getPet', method: 'GET', path: '/pets/{petId}', deprecated: true }
+      { id: 'operations-Pets-getPet', method: 'GET', path: '/pets/{petId}', deprecated: true },
+      { id: 'operations-Rate_limits-getRateLimit', method: 'GET', path: '/rate_limit', deprecated: false }
     ])
     assert.match(await page.locator('.info .title').innerText(), /Animal Store API/)
 

@@ -221,14 +221,23 @@ describe('PostgreSQL storage', { skip }, () => {
       perDay: 9_007_199_254,
       createdAt: 1781524810123,
       expiresAt: 4102444800999,
-      revokedAt: null
+      revokedAt: null,
+      previousSecretExpiresAt: null
     }
     await storage!.keys.create(record, 'f'.repeat(64))
-    assert.deepEqual(await storage!.keys.findByHash('f'.repeat(64)), record)
+    assert.deepEqual(await storage!.keys.findByHash('f'.repeat(64)), { ...record, secretStopsAt: null })
+    const rotated = await storage!.keys.rotate(record.id, {
+      secretHash: 'e'.repeat(64),
+      prefix: 'as_live_efgh',
+      previousExpiresAt: 1781524812345
+    })
+    assert.deepEqual(rotated, { ...record, prefix: 'as_live_efgh', previousSecretExpiresAt: 1781524812345 })
+    assert.deepEqual(await storage!.keys.findByHash('f'.repeat(64)), { ...rotated, secretStopsAt: 1781524812345 })
+    assert.deepEqual(await storage!.keys.findByHash('e'.repeat(64)), { ...rotated, secretStopsAt: null })
     assert.equal(await storage!.keys.revoke(record.id, 1781524811001), true)
     assert.equal(await storage!.keys.revoke(record.id, 1781524899999), true)
     assert.equal((await storage!.keys.get(record.id))?.revokedAt, 1781524811001)
     assert.equal(await storage!.keys.revoke('key_nope', 1), false)
-    await assert.rejects(storage!.keys.create({ ...record, id: 'key_other' }, 'f'.repeat(64)), /duplicate key/)
+    await assert.rejects(storage!.keys.create({ ...record, id: 'key_other' }, 'e'.repeat(64)), /duplicate key/)
   })
 })

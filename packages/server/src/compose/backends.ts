@@ -19,14 +19,20 @@ export async function openDatabase(config: Config, clock: Clock): Promise<{ stor
 }
 
 /**
- * Redis for counters (and the pets' change marker), or undefined without REDIS_URL. Not ready
- * within the start-up wait, it is handed out anyway and keeps connecting.
+ * Redis (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES) for counters (and the pets' change
+ * marker), or undefined without either. Not ready within the start-up wait, it is handed out
+ * anyway and keeps connecting.
  */
 export async function openRedis(config: Config, commandTimeoutMs?: number): Promise<RedisCounterStore | undefined> {
-  if (config.redisUrl === undefined) return undefined
+  if (config.redisUrl === undefined && config.redisClusterNodes === undefined) return undefined
   // Loaded only when Redis is configured: the embedded default never loads ioredis.
   const { RedisCounterStore } = await import('../limits/redis.ts')
-  const redis = new RedisCounterStore({ url: config.redisUrl, keyPrefix: config.redisKeyPrefix, commandTimeoutMs })
+  const redis = new RedisCounterStore({
+    url: config.redisUrl,
+    clusterNodes: config.redisClusterNodes,
+    keyPrefix: config.redisKeyPrefix,
+    commandTimeoutMs
+  })
   await redis.whenReady(REDIS_STARTUP_WAIT_MS)
   return redis
 }

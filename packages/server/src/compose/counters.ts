@@ -18,8 +18,8 @@ interface ServingCounters {
 }
 
 /**
- * Where a serving process keeps its counters: Redis when REDIS_URL is set (this instance's
- * memory while it is unreachable); otherwise memory persisted to the SQLite file; with
+ * Where a serving process keeps its counters: Redis when REDIS_URL is set, or the Redis Cluster of
+ * REDIS_CLUSTER_NODES (this instance's memory while it is unreachable); otherwise memory persisted to the SQLite file; with
  * PostgreSQL and no Redis, memory only (per instance, lost on restart).
  */
 export function servingCounters(
@@ -36,8 +36,9 @@ export function servingCounters(
         recovered: () => logger.warn('redis reachable again: rate limits are shared across instances again')
       })
     )
+    // A cluster that lost a slot's node still connects: its own state tells.
     const check: ReadinessCheck = async () =>
-      fallback.degraded ? `degraded: unreachable (${redis.status}), per-instance limits in force` : 'ok'
+      fallback.degraded ? `degraded: unreachable (${redis.status}), per-instance limits in force` : redis.health()
     return { counters: fallback, readiness: { redis: check } }
   }
   if (sqlite !== undefined) {
@@ -55,11 +56,11 @@ const NO_COUNTERS: CounterReader = {
 }
 
 async function openAdminCounters(config: Config, sqlite: SqliteStorage | undefined): Promise<CounterReader> {
-  if (config.redisUrl !== undefined) {
-    const redis = (await openRedis(config, 3000))!
+  const redis = await openRedis(config, 3000)
+  if (redis !== undefined) {
     if (redis.ready) return redis
     await redis.close()
-    throw new Error(`redis at REDIS_URL is unreachable (${redis.status})`)
+    throw new Error(`redis at ${config.redisUrl === undefined ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL'} is unreachable (${redis.status})`)
   }
   if (sqlite !== undefined) return new CounterFileReader(sqlite.counters)
   // PostgreSQL without Redis: counters live only inside each serving process.

@@ -1,7 +1,9 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto'
-import { isPlanName, PLAN_NAMES, PLANS, type Limits, type PlanName } from '@animal-store/contract'
+import { isPlanName, PLAN_NAMES, PLANS, type Limits, type PlanName, type RateLimitStatus } from '@animal-store/contract'
 import type { Clock } from '../base/clock.ts'
 import type { ApiKeyRecord, KeyStore } from '../storage/types.ts'
+import { checkName, graceSeconds, keyChanges, KeyInputError, parseExpiry, positiveLimit, type UpdateKeyInput } from './key-changes.ts'
+import { rateLimitStatus } from './rate-limit-policy.ts'
 
 /** The recognisable prefix of every secret, so secret scanners can find leaked keys. */
 const KEY_PREFIX = 'as_live_'
@@ -39,10 +41,6 @@ export function looksLikeKey(secret: string): boolean {
   return KEY_SHAPE.test(secret)
 }
 
-export class KeyInputError extends Error {
-  override name = 'KeyInputError'
-}
-
 export interface CreateKeyInput {
   plan: string
   name?: string | undefined
@@ -60,6 +58,8 @@ export interface KeyView {
   createdAt: string
   expiresAt: string | null
   revokedAt: string | null
+  /** When the secret replaced by the latest rotation stops working, while it still works. */
+  previousSecretExpiresAt: string | null
   bannedUntil: string | null
   /** Requests taken in the current UTC minute and day (embedded store: up to a second behind). */
   usage: { minute: number; day: number }
@@ -89,9 +89,16 @@ export function limitsOf(key: Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'
 
 const NO_USAGE: KeyUsage = { minuteUsed: 0, dayUsed: 0, bannedUntil: null }
 
+/** `value`, or the refusal of an unknown key id. */
+function found<T>(value: T | undefined, id: string): T {
+  if (value === undefined) throw new KeyInputError(`no key has id ${JSON.stringify(id)}`)
+  return value
+}
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
-function viewKey(key: ApiKeyRecord, usage: KeyUsage): KeyView {
+function viewKey(key: ApiKeyRecord, usage: KeyUsage, now: number): KeyView {
+  const previous = key.previousSecretExpiresAt
   return {
     id: key.id,
     prefix: key.prefix,
@@ -101,18 +108,13 @@ function viewKey(key: ApiKeyRecord, usage: KeyUsage): KeyView {
     createdAt: iso(key.createdAt)!,
     expiresAt: iso(key.expiresAt),
     revokedAt: iso(key.revokedAt),
+    previousSecretExpiresAt: previous !== null && previous >= now ? iso(previous) : null,
     bannedUntil: iso(usage.bannedUntil),
     usage: { minute: usage.minuteUsed, day: usage.dayUsed }
   }
 }
 
-function positiveLimit(name: string, value: number | undefined): number | null {
-  if (value === undefined) return null
-  if (!Number.isSafeInteger(value) || value < 1) throw new KeyInputError(`${name} must be a whole number of at least 1`)
-  return value
-}
-
-/** Key administration: create (secret shown once), list, revoke, unban. */
+/** Key administration: create and rotate (secret shown once), list, update, usage, revoke, unban. */
 export class KeyService {
   readonly #store: KeyStore
   readonly #clock: Clock
@@ -133,18 +135,8 @@ export class KeyService {
       throw new KeyInputError('an enterprise key needs both --per-minute and --per-day')
     }
     const now = this.#clock.now()
-    let expiresAt: number | null = null
-    if (input.expiresAt !== undefined) {
-      expiresAt = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(input.expiresAt) ? Date.parse(input.expiresAt) : Number.NaN
-      if (Number.isNaN(expiresAt))
-        throw new KeyInputError(
-          `--expires-at must be an ISO 8601 date-time, e.g. 2030-01-01T00:00:00Z (got ${JSON.stringify(input.expiresAt)})`
-        )
-      if (expiresAt <= now) throw new KeyInputError('--expires-at must be in the future')
-    }
-    const name = input.name === undefined ? null : input.name
-    if (name !== null && (name.length > 200 || /[\p{Cc}]/u.test(name)))
-      throw new KeyInputError('--name must be at most 200 characters with no control characters')
+    const expiresAt = input.expiresAt === undefined ? null : parseExpiry(input.expiresAt, now)
+    const name = input.name === undefined ? null : checkName(input.name)
     const secret = generateSecret()
     const record: ApiKeyRecord = {
       id: generateId(),
@@ -155,20 +147,48 @@ export class KeyService {
       perDay,
       createdAt: now,
       expiresAt,
-      revokedAt: null
+      revokedAt: null,
+      previousSecretExpiresAt: null
     }
     await this.#store.create(record, hashSecret(secret))
-    return { key: secret, view: viewKey(record, NO_USAGE) }
+    return { key: secret, view: viewKey(record, NO_USAGE, now) }
   }
 
   async list(): Promise<KeyView[]> {
     const now = this.#clock.now()
     const keys = await this.#store.list()
-    return Promise.all(keys.map(async (key) => viewKey(key, await this.#limits.usage(key.id, now))))
+    return Promise.all(keys.map(async (key) => viewKey(key, await this.#limits.usage(key.id, now), now)))
   }
 
   async revoke(id: string): Promise<boolean> {
     return this.#store.revoke(id, this.#clock.now())
+  }
+
+  /** Changes the key in place (same secret); its usage and any ban stay. Bad input changes nothing. */
+  async update(id: string, input: UpdateKeyInput): Promise<KeyView> {
+    const now = this.#clock.now()
+    const changes = keyChanges(found(await this.#store.get(id), id), input, now)
+    const updated = found(await this.#store.update(id, changes), id)
+    return viewKey(updated, await this.#limits.usage(id, now), now)
+  }
+
+  /** A new secret for the key (same id, plan, usage and ban); the old one works for `grace` more seconds. */
+  async rotate(id: string, grace: number): Promise<{ key: string; view: KeyView }> {
+    const now = this.#clock.now()
+    const previousExpiresAt = now + graceSeconds(grace) * 1000
+    if (found(await this.#store.get(id), id).revokedAt !== null)
+      throw new KeyInputError(`key ${id} is revoked; revoked keys cannot be rotated`)
+    const secret = generateSecret()
+    const rotation = { secretHash: hashSecret(secret), prefix: secret.slice(0, KEY_PREFIX.length + 4), previousExpiresAt }
+    const rotated = found(await this.#store.rotate(id, rotation), id)
+    return { key: secret, view: viewKey(rotated, await this.#limits.usage(id, now), now) }
+  }
+
+  /** The key's use of both windows now and its ban, as `GET /v1/rate_limit` answers it, with its id. */
+  async usage(id: string): Promise<{ id: string } & RateLimitStatus> {
+    const now = this.#clock.now()
+    const key = found(await this.#store.get(id), id)
+    return { id, ...rateLimitStatus(key.plan, limitsOf(key), now, await this.#limits.usage(id, now)) }
   }
 
   /** Lifts the key's ban and clears its refusal count; false when no key has this id. */

@@ -1,4 +1,4 @@
-import type { Limits } from '@animal-store/contract'
+import type { Limits, PlanName, RateLimitStatus } from '@animal-store/contract'
 
 export const MINUTE_MS = 60_000
 export const DAY_MS = 86_400_000
@@ -58,4 +58,19 @@ export function rateLimitHeaders(windows: [WindowState, WindowState], now: numbe
 /** Whole seconds (at least 1) until `at`: the Retry-After of a refusal. */
 export function retryAfterSeconds(at: number, now: number): number {
   return secondsUntil(at, now)
+}
+
+/** A subject's use of both windows at `now`, as `GET /v1/rate_limit` and `keys usage` answer it. */
+export function rateLimitStatus(
+  plan: PlanName,
+  limits: Limits,
+  now: number,
+  usage: { minuteUsed: number; dayUsed: number; bannedUntil: number | null }
+): RateLimitStatus {
+  const windows = windowsAt(limits, now, usage.minuteUsed, usage.dayUsed)
+  return {
+    plan,
+    limits: windows.map((w) => ({ window: w.name, limit: w.limit, remaining: remaining(w), reset: Math.ceil(w.endsAt / 1000) })),
+    bannedUntil: usage.bannedUntil === null ? null : Math.ceil(usage.bannedUntil / 1000)
+  }
 }

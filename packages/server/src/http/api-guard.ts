@@ -15,6 +15,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route needs a valid API key. */
     auth?: boolean
+    /** False: a request with a valid key takes no quota (the route reads the key's use and sets the headers itself). */
+    consumesQuota?: boolean
   }
 }
 
@@ -51,6 +53,7 @@ function requireKey(request: FastifyRequest, auth: AuthResult): void {
 export function createApiGuard({ authenticator, limiter, speculation }: ApiGuardOptions): ApiGuard {
   const admit = (request: FastifyRequest, reply: FastifyReply, auth: AuthResult): Maybe<void> => {
     request.auth = auth
+    if (auth.ok && routeConfigOf(request).consumesQuota === false) return undefined
     // Asked before the consume: a verdict that arrives at once must not count against its own request.
     const early = speculation !== undefined && auth.ok && speculation.mayStart(request, limiter.recentlyRefused(auth.key.id))
     const verdict = limiter.check(auth.ok ? auth.key : undefined, request.ip)

@@ -3,7 +3,7 @@ import { andThen, type Maybe } from '../base/maybe.ts'
 import { ApiError } from '../domain/api-error.ts'
 import type { KeyCache } from '../domain/key-cache.ts'
 import { looksLikeKey } from '../domain/keys.ts'
-import type { ApiKeyRecord } from '../storage/types.ts'
+import type { ApiKeyRecord, KeyMatch } from '../storage/types.ts'
 
 export type AuthResult = { ok: true; key: ApiKeyRecord } | { ok: false; error: ApiError }
 
@@ -38,9 +38,12 @@ export class Authenticator {
     return andThen(this.#keys.find(secret), (found) => this.#check(found))
   }
 
-  #check(key: ApiKeyRecord | undefined): AuthResult {
+  #check(key: KeyMatch | undefined): AuthResult {
     if (key === undefined) return refuse('the API key is not valid', true)
     const now = this.#clock.now()
+    // Checked against the clock, not the cache: a rotation's grace ends at the same moment everywhere.
+    if (key.secretStopsAt !== null && key.secretStopsAt <= now)
+      return refuse('the API key has been replaced by a new secret (rotated); use the new one', true)
     if (key.revokedAt !== null && key.revokedAt <= now) return refuse('the API key has been revoked', true)
     if (key.expiresAt !== null && key.expiresAt <= now) return refuse('the API key has expired', true)
     return { ok: true, key }

@@ -1,9 +1,16 @@
-import { PLANS, type Limits } from '@animal-store/contract'
+import { PLANS, type Limits, type RateLimitStatus } from '@animal-store/contract'
 import type { Clock } from '../base/clock.ts'
 import { andThen, type Maybe } from '../base/maybe.ts'
 import { ApiError } from '../domain/api-error.ts'
 import { limitsOf, type KeyLimitState, type KeyUsage } from '../domain/keys.ts'
-import { blockingWindow, rateLimitHeaders, retryAfterSeconds, windowsAt, type WindowName } from '../domain/rate-limit-policy.ts'
+import {
+  blockingWindow,
+  rateLimitHeaders,
+  rateLimitStatus,
+  retryAfterSeconds,
+  windowsAt,
+  type WindowName
+} from '../domain/rate-limit-policy.ts'
 import type { ApiKeyRecord } from '../storage/types.ts'
 import { addressSubject, keySubject, type ConsumeResult, type CounterReader, type CounterStore } from './types.ts'
 
@@ -56,6 +63,17 @@ export class RateLimiter {
       banMs: this.#banMs
     })
     return andThen(result, (settled) => this.#decide(key, limits, now, settled))
+  }
+
+  /** The key's use of its windows and its ban, with the headers that describe them; consumes nothing. */
+  async status(key: ApiKeyRecord): Promise<{ status: RateLimitStatus; headers: Record<string, string> }> {
+    const limits = limitsOf(key)
+    const now = this.#clock.now()
+    const usage = await this.#store.usage(keySubject(key.id), now)
+    return {
+      status: rateLimitStatus(key.plan, limits, now, usage),
+      headers: rateLimitHeaders(windowsAt(limits, now, usage.minuteUsed, usage.dayUsed), now)
+    }
   }
 
   /** True when the key's latest request was refused: work for its next one waits for the verdict. */

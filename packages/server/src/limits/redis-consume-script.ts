@@ -10,8 +10,8 @@
 // A group's taken consumes are counted in the script and written once, as one INCRBY per
 // window: nothing else runs while the script does, so no one sees the counts in between, and
 // Redis spends ~1 µs per consume rather than ~4 (two INCRs each).
-// One script touches several subjects' keys: fine on the one Redis REDIS_URL names; a Redis
-// Cluster would need one call per hash slot (the keys carry a `{subject}` tag for that).
+// One script may touch several subjects' keys: fine on the one Redis REDIS_URL names; on a
+// Redis Cluster the store sends one call per subject, whose keys share the `{subject}` tag's slot.
 export const CONSUME_MANY = `
 local out = {}
 for g = 0, #KEYS / 4 - 1 do

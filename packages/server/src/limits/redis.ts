@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis'
 import { DAY_MS, MINUTE_MS, windowStart } from '../domain/rate-limit-policy.ts'
 import { PerTurnBatch } from '../base/per-turn.ts'
+import { clusterHealth, connectRedis, type RedisOptions, type ScriptedRedis } from './redis-connection.ts'
 import { CONSUME_MANY } from './redis-consume-script.ts'
 import type { ConsumeRequest, ConsumeResult, RemoteCounterStore, SubjectUsage } from './types.ts'
 
@@ -14,34 +14,32 @@ const MAX_CONSUMES_PER_CALL = 256
 // still finds them.
 const TTL_SLACK_MS = 120_000
 
-interface ScriptedRedis extends Redis {
-  /** `numberOfKeys`, the keys, then the values (see CONSUME_MANY). */
-  animalStoreConsumeMany(numberOfKeys: number, ...keysThenValues: string[]): Promise<string>
+/** The consumes of one subject in the same windows, under the same limits. */
+interface Group {
+  subject: string
+  keys: string[]
+  indexes: number[]
 }
 
-export interface RedisOptions {
-  url: string
-  keyPrefix: string
-  /** A command not answered in this time fails, so a stalled Redis cannot stall requests. */
-  commandTimeoutMs?: number
+function settled(answer: ConsumeResult | Error): ConsumeResult {
+  if (answer instanceof Error) throw answer
+  return answer
 }
 
-/** Counters and bans in Redis: exact and atomic across any number of instances. */
+/**
+ * Counters and bans in Redis, or in a Redis Cluster: exact and atomic across any number of
+ * instances. Every key of a subject carries the hash tag `{subject}`, so on a cluster all of
+ * them live in one slot and each consume is still one atomic script.
+ */
 export class RedisCounterStore implements RemoteCounterStore {
   readonly redis: ScriptedRedis
   readonly #prefix: string
+  readonly #cluster: boolean
 
   constructor(options: RedisOptions) {
     this.#prefix = options.keyPrefix
-    this.redis = new Redis(options.url, {
-      lazyConnect: false,
-      // Fail fast while disconnected (the fallback store answers), reconnect forever.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: options.commandTimeoutMs ?? 500,
-      connectTimeout: 2000,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 2000)
-    }) as ScriptedRedis
+    this.#cluster = options.clusterNodes !== undefined
+    this.redis = connectRedis(options)
     // Sent as EVALSHA, and as EVAL once per connection when Redis does not know the script yet.
     this.redis.defineCommand('animalStoreConsumeMany', { lua: CONSUME_MANY })
     // Errors are reported through the failing commands; an unhandled 'error' event would crash.
@@ -54,6 +52,11 @@ export class RedisCounterStore implements RemoteCounterStore {
 
   get status(): string {
     return this.redis.status
+  }
+
+  /** `ok`, or why the cluster cannot serve every slot; one Redis is ok while ready. */
+  health(): Promise<string> {
+    return this.#cluster ? clusterHealth(this.redis) : Promise.resolve('ok')
   }
 
   /** Resolves true once connected, false if not within `timeoutMs` (it keeps trying afterwards). */
@@ -87,26 +90,53 @@ export class RedisCounterStore implements RemoteCounterStore {
    * and the old generation grew by ~100 MB between full collections (RSS over 200 MB, and
    * pauses of 10 to 16 ms).
    */
-  readonly #consumes = new PerTurnBatch<ConsumeRequest, ConsumeResult>((requests) => this.#consumeMany(requests), MAX_CONSUMES_PER_CALL)
+  readonly #consumes = new PerTurnBatch<ConsumeRequest, ConsumeResult | Error>(
+    (requests) => this.#consumeMany(requests),
+    MAX_CONSUMES_PER_CALL
+  )
 
   consume(request: ConsumeRequest): Promise<ConsumeResult> {
-    return this.#consumes.add(request)
+    const answer = this.#consumes.add(request)
+    // Only a cluster answers some subjects and fails others (a slot whose node is down).
+    return this.#cluster ? answer.then(settled) : (answer as Promise<ConsumeResult>)
   }
 
-  async #consumeMany(requests: ConsumeRequest[]): Promise<ConsumeResult[]> {
+  async #consumeMany(requests: ConsumeRequest[]): Promise<Array<ConsumeResult | Error>> {
     // Positions in `requests` by group, in arrival order.
-    const groups = new Map<string, { keys: string[]; indexes: number[] }>()
+    const groups = new Map<string, Group>()
     requests.forEach(({ subject, limits, now, banThreshold, banMs }, index) => {
       const keys = this.#keys(subject, now)
       // The minute and day keys name the subject and both windows.
       const id = `${keys[0]} ${keys[1]} ${limits.perMinute} ${limits.perDay} ${banThreshold} ${banMs}`
       const group = groups.get(id)
-      if (group === undefined) groups.set(id, { keys, indexes: [index] })
+      if (group === undefined) groups.set(id, { subject, keys, indexes: [index] })
       else group.indexes.push(index)
     })
+    const results = new Array<ConsumeResult | Error>(requests.length)
+    if (!this.#cluster) {
+      await this.#script(requests, [...groups.values()], results)
+      return results
+    }
+    // A script's keys must share one slot on a cluster: one call per subject, sent together. A
+    // call that fails fails its own subject's consumes only.
+    const bySubject = new Map<string, Group[]>()
+    for (const group of groups.values()) bySubject.set(group.subject, [...(bySubject.get(group.subject) ?? []), group])
+    await Promise.all(
+      [...bySubject.values()].map((subjectGroups) =>
+        this.#script(requests, subjectGroups, results).catch((error: unknown) => {
+          const failure = error instanceof Error ? error : new Error(String(error))
+          for (const { indexes } of subjectGroups) for (const index of indexes) results[index] = failure
+        })
+      )
+    )
+    return results
+  }
+
+  /** One CONSUME_MANY call for `groups`; their results go to their positions in `results`. */
+  async #script(requests: ConsumeRequest[], groups: Group[], results: Array<ConsumeResult | Error>): Promise<void> {
     const keys: string[] = []
     const values: string[] = []
-    for (const { keys: groupKeys, indexes } of groups.values()) {
+    for (const { keys: groupKeys, indexes } of groups) {
       const { limits, now, banThreshold, banMs } = requests[indexes[0]!]!
       keys.push(...groupKeys)
       // A new key lives until its window ends (counted from the group's first consume), plus slack.
@@ -124,9 +154,8 @@ export class RedisCounterStore implements RemoteCounterStore {
       )
     }
     const fields = (await this.redis.animalStoreConsumeMany(keys.length, ...keys, ...values)).split(' ')
-    const results = new Array<ConsumeResult>(requests.length)
     let at = 0
-    for (const { indexes } of groups.values()) {
+    for (const { indexes } of groups) {
       for (const index of indexes) {
         const outcome = fields[at]
         results[index] = {
@@ -139,8 +168,7 @@ export class RedisCounterStore implements RemoteCounterStore {
         at += 5
       }
     }
-    if (at !== fields.length) throw new Error(`redis answered ${fields.length} fields for ${requests.length} consumes`)
-    return results
+    if (at !== fields.length) throw new Error(`redis answered ${fields.length} fields for ${at / 5} consumes`)
   }
 
   async usage(subject: string, now: number): Promise<SubjectUsage> {

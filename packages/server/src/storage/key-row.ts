@@ -12,6 +12,7 @@ export interface KeyRow<N> {
   created_at: N
   expires_at: N | null
   revoked_at: N | null
+  previous_secret_expires_at: N | null
 }
 
 /** The one mapping from a key row to the record, for every backend. */
@@ -26,6 +27,10 @@ export function keyFromRow<N>(row: KeyRow<N>, toNumber: (value: N) => number): A
     perDay: optional(row.per_day),
     createdAt: toNumber(row.created_at),
     expiresAt: optional(row.expires_at),
-    revokedAt: optional(row.revoked_at)
+    revokedAt: optional(row.revoked_at),
+    previousSecretExpiresAt: optional(row.previous_secret_expires_at)
   }
 }
+
+/** The columns a `KeyChanges` field is stored in. */
+export const CHANGED_COLUMNS = { plan: 'plan', perMinute: 'per_minute', perDay: 'per_day', name: 'name', expiresAt: 'expires_at' } as const

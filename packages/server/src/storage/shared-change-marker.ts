@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { Redis } from 'ioredis'
+import type { Cluster, Redis } from 'ioredis'
 import type { Pet } from '@animal-store/contract'
 import { oncePerTurn } from '../base/per-turn.ts'
 import type { IdempotencyCompletion, NewPetRecord, PetPageQuery, PetStore, PetsVersion } from './types.ts'
@@ -13,10 +13,10 @@ const freshMarker = () => randomBytes(12).toString('base64url')
  * start again at values pages were already kept under.
  */
 export class RedisChangeMarker implements PetsVersion {
-  readonly #redis: Redis
+  readonly #redis: Redis | Cluster
   readonly #key: string
 
-  constructor(redis: Redis, keyPrefix: string) {
+  constructor(redis: Redis | Cluster, keyPrefix: string) {
     this.#redis = redis
     this.#key = `${keyPrefix}pets:changed`
   }

@@ -116,19 +116,44 @@ export interface ApiKeyRecord {
   createdAt: number
   expiresAt: number | null
   revokedAt: number | null
+  /** When the secret a rotation replaced stops working; null when there is none. */
+  previousSecretExpiresAt: number | null
+}
+
+/** A key found by one of its secrets. */
+export interface KeyMatch extends ApiKeyRecord {
+  /** When the secret that found it stops working: null for the current secret, the grace's end for the one a rotation replaced. */
+  secretStopsAt: number | null
+}
+
+/** Fields `KeyStore.update` sets; absent ones stay as they are. */
+export interface KeyChanges {
+  plan?: PlanName
+  perMinute?: number | null
+  perDay?: number | null
+  name?: string | null
+  expiresAt?: number | null
 }
 
 export interface KeyStore {
   /** Inserts a key with the SHA-256 hash (hex) of its secret; fails without writing when the id or hash exists. */
   create(key: ApiKeyRecord, secretHash: string): Promise<void>
-  /** Returns the key whose secret hashes to `secretHash`, revoked or not, or undefined. */
-  findByHash(secretHash: string): Promise<ApiKeyRecord | undefined>
+  /** Returns the key whose current or previous secret hashes to `secretHash`, revoked or not, or undefined. */
+  findByHash(secretHash: string): Promise<KeyMatch | undefined>
   /** Returns the key with this id, or undefined. */
   get(id: string): Promise<ApiKeyRecord | undefined>
   /** Returns every key, oldest first. */
   list(): Promise<ApiKeyRecord[]>
   /** Marks the key revoked at `at` unless it already is; returns false when no key has this id. */
   revoke(id: string, at: number): Promise<boolean>
+  /** Sets `changes` on the key in one statement; returns the key as changed, or undefined when no key has this id. */
+  update(id: string, changes: KeyChanges): Promise<ApiKeyRecord | undefined>
+  /**
+   * In one statement: the current secret becomes the previous one, valid until `previousExpiresAt`
+   * (replacing any earlier previous one), and `secretHash` the current one; returns the key, or
+   * undefined when no key has this id.
+   */
+  rotate(id: string, rotation: { secretHash: string; prefix: string; previousExpiresAt: number }): Promise<ApiKeyRecord | undefined>
 }
 
 export interface Storage {

@@ -28,9 +28,9 @@ export function runCli(args: string[], env: Record<string, string>, bin = BIN): 
     })
     child.on('error', reject)
     child.on('close', (code) => {
-      // `keys create` prints its secret by design; everything else the CLI prints is checked for secrets.
+      // `keys create` and `keys rotate` print a secret by design; everything else the CLI prints is checked for secrets.
       const secret = /as_live_[0-9A-Za-z]{43}/.exec(stdout)?.[0]
-      if (args[0] === 'keys' && args[1] === 'create' && secret !== undefined) recordIssuedKey(secret)
+      if (args[0] === 'keys' && (args[1] === 'create' || args[1] === 'rotate') && secret !== undefined) recordIssuedKey(secret)
       else recordProcessOutput(args.join(' '), stdout)
       recordProcessOutput(`${args.join(' ')} (stderr)`, stderr)
       resolve({ code, stdout, stderr })

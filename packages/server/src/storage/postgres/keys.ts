@@ -1,5 +1,5 @@
-import { keyFromRow, type KeyRow } from '../key-row.ts'
-import type { ApiKeyRecord, KeyStore } from '../types.ts'
+import { CHANGED_COLUMNS, keyFromRow, type KeyRow } from '../key-row.ts'
+import type { ApiKeyRecord, KeyChanges, KeyMatch, KeyStore } from '../types.ts'
 import type { PostgresPool } from './pool.ts'
 
 // Times are TIMESTAMPTZ in the table (readable by an operator) and Unix milliseconds in the
@@ -7,7 +7,7 @@ import type { PostgresPool } from './pool.ts'
 const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::int8 AS ${column}`
 const fromMs = (param: string) => `(timestamptz 'epoch' + ${param}::int8 * interval '1 millisecond')`
 
-const KEY_COLUMNS = `id, prefix, name, plan, per_minute, per_day, ${ms('created_at')}, ${ms('expires_at')}, ${ms('revoked_at')}`
+const KEY_COLUMNS = `id, prefix, name, plan, per_minute, per_day, ${ms('created_at')}, ${ms('expires_at')}, ${ms('revoked_at')}, ${ms('previous_secret_expires_at')}`
 
 // Limits and millisecond times were safe integers when written, so Number() is exact here.
 const toKey = (row: KeyRow<string>): ApiKeyRecord => keyFromRow(row, Number)
@@ -40,9 +40,16 @@ export class PostgresKeys implements KeyStore {
     )
   }
 
-  async findByHash(secretHash: string): Promise<ApiKeyRecord | undefined> {
-    const [row] = await this.#db.query<KeyRow<string>>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE secret_hash = $1`, [secretHash])
-    return row === undefined ? undefined : toKey(row)
+  async findByHash(secretHash: string): Promise<KeyMatch | undefined> {
+    const [row] = await this.#db.query<KeyRow<string> & { secret_stops_at: string | null }>(
+      `SELECT ${KEY_COLUMNS},
+         CASE WHEN secret_hash = $1 THEN NULL ELSE (extract(epoch FROM previous_secret_expires_at) * 1000)::int8 END AS secret_stops_at
+       FROM api_keys WHERE secret_hash = $1 OR previous_secret_hash = $1`,
+      [secretHash]
+    )
+    return row === undefined
+      ? undefined
+      : { ...toKey(row), secretStopsAt: row.secret_stops_at === null ? null : Number(row.secret_stops_at) }
   }
 
   async get(id: string): Promise<ApiKeyRecord | undefined> {
@@ -60,5 +67,25 @@ export class PostgresKeys implements KeyStore {
       id
     ])
     return rows.length > 0
+  }
+
+  async update(id: string, changes: KeyChanges): Promise<ApiKeyRecord | undefined> {
+    const fields = Object.entries(changes).filter(([, value]) => value !== undefined) as Array<[keyof KeyChanges, string | number | null]>
+    if (fields.length === 0) return this.get(id)
+    const set = fields.map(([field], i) => `${CHANGED_COLUMNS[field]} = ${field === 'expiresAt' ? fromMs(`$${i + 2}`) : `$${i + 2}`}`)
+    const [row] = await this.#db.query<KeyRow<string>>(`UPDATE api_keys SET ${set.join(', ')} WHERE id = $1 RETURNING ${KEY_COLUMNS}`, [
+      id,
+      ...fields.map(([, value]) => (typeof value === 'number' ? String(value) : value))
+    ])
+    return row === undefined ? undefined : toKey(row)
+  }
+
+  async rotate(id: string, rotation: { secretHash: string; prefix: string; previousExpiresAt: number }): Promise<ApiKeyRecord | undefined> {
+    const [row] = await this.#db.query<KeyRow<string>>(
+      `UPDATE api_keys SET previous_secret_hash = secret_hash, previous_secret_expires_at = ${fromMs('$2')}, secret_hash = $3, prefix = $4
+       WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
+      [id, String(rotation.previousExpiresAt), rotation.secretHash, rotation.prefix]
+    )
+    return row === undefined ? undefined : toKey(row)
   }
 }

@@ -76,5 +76,13 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
       END
       $fn$;
     `
+  },
+  {
+    version: 4,
+    name: 'the previous secret of a rotated key',
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN previous_secret_hash TEXT UNIQUE;
+      ALTER TABLE api_keys ADD COLUMN previous_secret_expires_at TIMESTAMPTZ;
+    `
   }
 ]

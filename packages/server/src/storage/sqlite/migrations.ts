@@ -63,5 +63,14 @@ export const SQLITE_MIGRATIONS: Migration[] = [
       ) STRICT;
       CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at);
     `
+  },
+  {
+    version: 4,
+    name: 'the previous secret of a rotated key',
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN previous_secret_hash TEXT;
+      ALTER TABLE api_keys ADD COLUMN previous_secret_expires_at INTEGER;
+      CREATE UNIQUE INDEX api_keys_previous_secret_hash ON api_keys (previous_secret_hash);
+    `
   }
 ]

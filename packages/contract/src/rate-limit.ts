@@ -1,0 +1,44 @@
+import Type, { type Static } from 'typebox'
+import { PLAN_NAMES } from './plans.ts'
+
+export const RateLimitWindowName = Type.Enum(['minute', 'day'], { description: 'The window: a UTC-aligned minute or day' })
+
+export const RateLimitWindow = Type.Object(
+  {
+    window: RateLimitWindowName,
+    limit: Type.Integer({ minimum: 1, description: 'Requests the window allows' }),
+    remaining: Type.Integer({ minimum: 0, description: 'Requests left in the current window' }),
+    reset: Type.Integer({ minimum: 0, description: 'Unix time in seconds at which the current window ends' })
+  },
+  { additionalProperties: false, description: 'One rate-limit window of the key' }
+)
+export type RateLimitWindow = Static<typeof RateLimitWindow>
+
+export const RateLimitStatus = Type.Object(
+  {
+    plan: Type.Enum(PLAN_NAMES, { description: "The key's plan" }),
+    limits: Type.Array(RateLimitWindow, {
+      minItems: 2,
+      maxItems: 2,
+      description: 'The per-minute window, then the per-day window'
+    }),
+    bannedUntil: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: 'Unix time in seconds at which the temporary ban ends; null when the key is not banned'
+    })
+  },
+  {
+    additionalProperties: false,
+    description: "The caller's own use of its rate limits; reading it consumes no quota",
+    examples: [
+      {
+        plan: 'free',
+        limits: [
+          { window: 'minute', limit: 60, remaining: 42, reset: 1781524860 },
+          { window: 'day', limit: 1000, remaining: 880, reset: 1781568000 }
+        ],
+        bannedUntil: null
+      }
+    ]
+  }
+)
+export type RateLimitStatus = Static<typeof RateLimitStatus>

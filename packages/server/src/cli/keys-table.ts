@@ -1,0 +1,36 @@
+import type { RateLimitStatus } from '@animal-store/contract'
+import type { KeyView } from '../domain/keys.ts'
+
+/** `keys list` for people: one aligned row per key. */
+export function table(keys: KeyView[]): string {
+  const rows = keys.map((k) => [
+    k.id,
+    k.name ?? '',
+    k.plan,
+    `${k.limits.perMinute}/min ${k.limits.perDay}/day`,
+    `${k.usage.minute}/min ${k.usage.day}/day`,
+    k.createdAt,
+    k.expiresAt ?? '-',
+    k.revokedAt ?? '-',
+    k.bannedUntil ?? '-'
+  ])
+  const header = ['ID', 'NAME', 'PLAN', 'LIMITS', 'USED', 'CREATED', 'EXPIRES', 'REVOKED', 'BANNED UNTIL']
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  return [header, ...rows]
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd()
+    )
+    .join('\n')
+}
+
+/** `keys usage` for people. */
+export function usageText(usage: RateLimitStatus & { id: string }): string {
+  const lines = usage.limits.map(
+    (w) => `  ${w.window.padEnd(6)}  ${w.remaining} of ${w.limit} left, resets ${new Date(w.reset * 1000).toISOString()}`
+  )
+  const ban = usage.bannedUntil === null ? 'not banned' : `banned until ${new Date(usage.bannedUntil * 1000).toISOString()}`
+  return `${usage.id} (${usage.plan}), ${ban}\n${lines.join('\n')}\n`
+}
