@@ -2,7 +2,10 @@ import { INT64_MARKER } from './int64.ts'
 
 type JsonObject = Record<string, unknown>
 
-const INTERNAL_KEYWORDS = new Set(['x-rule', INT64_MARKER])
+/** Keywords documented for the world outside but not checked by the validator (which answers its own error). */
+export const DOCUMENTED_ONLY = 'x-documented'
+
+const INTERNAL_KEYWORDS = new Set(['x-rule', INT64_MARKER, DOCUMENTED_ONLY])
 
 /**
  * Turns a contract schema into plain JSON Schema for the world outside (the OpenAPI
@@ -38,6 +41,7 @@ export function toJsonSchema(schema: unknown, options: JsonSchemaOptions = {}): 
     if (INTERNAL_KEYWORDS.has(key)) continue
     out[key] = key === 'properties' ? mapValues(value as JsonObject, options) : toJsonSchema(value, options)
   }
+  Object.assign(out, node[DOCUMENTED_ONLY])
   return out
 }
 

@@ -1,5 +1,13 @@
 import type { TSchema } from 'typebox'
-import { ERROR_DESCRIPTIONS, ErrorBody, ErrorCodeSchema, ERROR_CODES } from './errors.ts'
+import {
+  ERROR_DESCRIPTIONS,
+  ERROR_EXAMPLE_MESSAGES,
+  ERROR_STATUS,
+  ErrorBody,
+  ErrorCodeSchema,
+  ERROR_CODES,
+  type ErrorCode
+} from './errors.ts'
 import { RATE_LIMIT_HEADERS, RESPONSE_HEADERS, type ResponseHeaderName } from './headers.ts'
 import { toJsonSchema } from './json-schema.ts'
 import { COMMON_ERRORS, errorStatuses, OPERATIONS, type OperationSpec } from './operations.ts'
@@ -52,7 +60,8 @@ function parametersOf(op: OperationSpec): unknown[] {
         in: location,
         required: location === 'path' || (object.required ?? []).includes(name),
         description,
-        schema: rest
+        schema: rest,
+        example: op.examples.parameters?.[name]
       })
     }
   }
@@ -62,7 +71,8 @@ function parametersOf(op: OperationSpec): unknown[] {
       in: 'header',
       required: header.required ?? false,
       description: header.description,
-      schema: schemaOf(header.schema)
+      schema: schemaOf(header.schema),
+      example: op.examples.parameters?.[header.name]
     })
   }
   return parameters
@@ -73,7 +83,7 @@ function responsesOf(op: OperationSpec): Record<string, unknown> {
     [op.success.status]: {
       description: op.success.description,
       headers: headersOf([...op.success.headers, ...RATE_LIMIT_HEADERS, 'X-Request-Id']),
-      content: { 'application/json': { schema: schemaOf(op.success.schema) } }
+      content: { 'application/json': { schema: schemaOf(op.success.schema), example: op.examples.success } }
     }
   }
   for (const [status, codes] of errorStatuses([...op.errors, ...COMMON_ERRORS])) {
@@ -82,10 +92,20 @@ function responsesOf(op: OperationSpec): Record<string, unknown> {
     responses[status] = {
       description: codes.map((code) => `\`${code}\`: ${ERROR_DESCRIPTIONS[code]}`).join('; '),
       headers: headersOf([...extra, ...RATE_LIMIT_HEADERS, 'X-Request-Id']),
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: errorExamples(codes) } }
     }
   }
   return responses
+}
+
+/** One example Error body per code the status can carry, named by the code. */
+export function errorExamples(codes: readonly ErrorCode[]): Record<string, { summary: string; value: ErrorBody }> {
+  return Object.fromEntries(
+    codes.map((code) => [
+      code,
+      { summary: ERROR_DESCRIPTIONS[code], value: { code, message: ERROR_EXAMPLE_MESSAGES[code], status: ERROR_STATUS[code] } }
+    ])
+  )
 }
 
 function operationOf(op: OperationSpec): Record<string, unknown> {
@@ -101,7 +121,9 @@ function operationOf(op: OperationSpec): Record<string, unknown> {
   }
   const parameters = parametersOf(op)
   if (parameters.length > 0) out.parameters = parameters
-  if (op.body !== undefined) out.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(op.body) } } }
+  if (op.body !== undefined) {
+    out.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(op.body), example: op.examples.body } } }
+  }
   out.responses = responsesOf(op)
   return out
 }
@@ -113,13 +135,16 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
     paths[op.path] ??= {}
     paths[op.path]![op.method.toLowerCase()] = operationOf(op)
   }
-  const servers = [{ url: options.publicBaseUrl, description: 'Production' }]
-  if (options.stagingBaseUrl !== undefined) servers.push({ url: options.stagingBaseUrl, description: 'Staging' })
+  // x-internal: false tells inventory tools both servers are meant for the API's public users.
+  const servers = [{ url: options.publicBaseUrl, description: 'Production', 'x-internal': false }]
+  if (options.stagingBaseUrl !== undefined) servers.push({ url: options.stagingBaseUrl, description: 'Staging', 'x-internal': false })
   return {
     openapi: '3.1.0',
     info: {
       title: 'Animal Store API',
       version: API_VERSION,
+      license: { name: 'Proprietary: all rights reserved', url: 'https://animal-store.example/terms' },
+      contact: { name: 'Animal Store API support', email: 'api@animal-store.example', url: 'https://animal-store.example/support' },
       description:
         'List, add and (deprecated) get the animals of a store. Every operation needs `Authorization: Bearer <API key>`. ' +
         'Rate limits by plan are reported on every response; see the error codes in `ErrorCode`.'

@@ -26,7 +26,21 @@ export interface OperationSpec {
   success: { status: number; description: string; schema: TSchema; headers: ResponseHeaderName[] }
   /** The error codes this operation answers with, beyond those every operation can give. */
   errors: ErrorCode[]
+  /** Realistic examples for the document (each Error response gets one per code from ERROR_EXAMPLE_MESSAGES). */
+  examples: OperationExamples
 }
+
+export interface OperationExamples {
+  /** By parameter name: path, query and header parameters alike. */
+  parameters?: Record<string, unknown>
+  body?: unknown
+  success: unknown
+}
+
+/** An int64 above 2^53 in every example, so tools and readers see the range is real (bigint keeps every digit). */
+const EXAMPLE_CATEGORY_ID = 9223372036854775807n
+const EXAMPLE_PET_ID = 9007199254740993n
+const EXAMPLE_CURSOR = 'KjoxMjM0'
 
 /** Errors any authenticated operation can answer with. */
 export const COMMON_ERRORS: ErrorCode[] = ['unauthorized', 'rate_limited', 'api_key_banned', 'internal_error', 'unavailable']
@@ -54,7 +68,14 @@ export const listPets = {
   tags: ['Pets'],
   query: ListPetsQuery,
   success: { status: 200, description: 'A page of animals', schema: Pets, headers: ['Link'] },
-  errors: ['validation_failed', 'invalid_cursor']
+  errors: ['validation_failed', 'invalid_cursor'],
+  examples: {
+    parameters: { limit: 2, status: 'available', cursor: EXAMPLE_CURSOR },
+    success: [
+      { id: EXAMPLE_PET_ID, name: 'Rex', categoryId: EXAMPLE_CATEGORY_ID, status: 'available' },
+      { id: EXAMPLE_PET_ID + 1n, name: 'Tiddles', categoryId: 7, status: 'available' }
+    ]
+  }
 } as const satisfies OperationSpec
 
 export const createPet = {
@@ -75,7 +96,12 @@ export const createPet = {
     'unsupported_media_type',
     'idempotency_key_in_use',
     'idempotency_key_reused'
-  ]
+  ],
+  examples: {
+    parameters: { 'Idempotency-Key': 'order-2026-11-25-0042' },
+    body: { name: 'Rex', categoryId: EXAMPLE_CATEGORY_ID, status: 'available' },
+    success: { id: EXAMPLE_PET_ID, name: 'Rex', categoryId: EXAMPLE_CATEGORY_ID, status: 'available' }
+  }
 } as const satisfies OperationSpec
 
 export const getPet = {
@@ -89,7 +115,12 @@ export const getPet = {
   deprecated: { since: GET_PET_DEPRECATED_SINCE, sunset: GET_PET_SUNSET, replacement: '/pets' },
   params: PetIdParams,
   success: { status: 200, description: 'The animal', schema: Pet, headers: ['Deprecation', 'Sunset', 'Link'] },
-  errors: ['not_found', 'gone']
+  // bad_request: a petId that is not valid percent-encoding.
+  errors: ['bad_request', 'not_found', 'gone'],
+  examples: {
+    parameters: { petId: EXAMPLE_PET_ID },
+    success: { id: EXAMPLE_PET_ID, name: 'Rex', categoryId: EXAMPLE_CATEGORY_ID, status: 'sold' }
+  }
 } as const satisfies OperationSpec
 
 export const OPERATIONS: readonly OperationSpec[] = [listPets, createPet, getPet]
