@@ -143,7 +143,7 @@ for (const store of STORES) {
         await assertError(during, 'api_key_banned')
         const metrics = await (await app.fetch('/metrics', { key: null })).text()
         assert.match(metrics, /rate_limit_bans_started_total\{plan="free"\} 1/)
-        assert.match(metrics, /rate_limit_ban_ends_seconds\{key_id="key_[0-9A-Za-z]+"\} \d+/)
+        assert.match(metrics, /rate_limit_ban_ends_timestamp_seconds\{key_id="key_[0-9A-Za-z]+"\} \d+/)
         assert.match(metrics, /rate_limit_decisions_total\{plan="free",outcome="rate_limited",window="minute"\} 60/)
         app.clock.set(new Date(START.getTime() + 900_000))
         const after = await app.fetch('/v1/pets', { key })

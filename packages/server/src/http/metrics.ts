@@ -76,9 +76,14 @@ export class Metrics implements RateLimitObserver {
 
   constructor(clock: Clock) {
     collectDefaultMetrics({ register: this.registry })
+    // Gauges named like counters (promtool: "non-counter metrics should not have _total suffix");
+    // the same numbers stay in nodejs_active_handles, nodejs_active_requests and nodejs_active_resources by type.
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+      this.registry.removeSingleMetric(name)
+    }
     const bans = this.#bans
     new Gauge({
-      name: 'rate_limit_ban_ends_seconds',
+      name: 'rate_limit_ban_ends_timestamp_seconds',
       help: 'Unix time at which each current ban started by this instance ends, by key id',
       labelNames: ['key_id'] as const,
       registers: [this.registry],
