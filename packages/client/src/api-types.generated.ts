@@ -10,14 +10,14 @@ export type Int64 = number | bigint
 /** An animal as returned */
 export interface Pet {
   /**
-   * Unique identifier, assigned by the service on creation
+   * Unique identifier, assigned by the service on creation: 1 to 9223372036854775807, beyond 2^53 (9007199254740991)
    * int64 from 1 to 9223372036854775807: a `number` while safe, a `bigint` beyond
    */
   id: Int64
   /** The animal's name: 1 to 200 characters (Unicode code points), not only white space */
   name: string
   /**
-   * Identifier of the category the animal belongs to
+   * Identifier of the category the animal belongs to: 1 to 9223372036854775807, beyond 2^53 (9007199254740991)
    * int64 from 1 to 9223372036854775807: a `number` while safe, a `bigint` beyond
    */
   categoryId: Int64
@@ -29,7 +29,7 @@ export interface NewPet {
   /** The animal's name: 1 to 200 characters (Unicode code points), not only white space */
   name: string
   /**
-   * Identifier of the category the animal belongs to
+   * Identifier of the category the animal belongs to: 1 to 9223372036854775807, beyond 2^53 (9007199254740991)
    * int64 from 1 to 9223372036854775807: a `number` while safe, a `bigint` beyond
    */
   categoryId: Int64

@@ -47,6 +47,8 @@ for (const op of OPERATIONS) {
     for (const parameter of served.parameters ?? []) {
       const schema = parameterSchema(op, parameter.name)
       assert.ok(schema, `${op.operationId} knows parameter ${parameter.name}`)
+      // Every parameter but the cursor, which only the service can make.
+      if (parameter.name === 'cursor') continue
       assert.notEqual(parameter.example, undefined, `${op.operationId} parameter ${parameter.name} has an example`)
       check(schema, parameter.example, `${op.operationId} parameter ${parameter.name}`)
     }
