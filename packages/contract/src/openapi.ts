@@ -9,6 +9,7 @@ import {
   type ErrorCode
 } from './errors.ts'
 import { RATE_LIMIT_HEADERS, RESPONSE_HEADERS, type ResponseHeaderName } from './headers.ts'
+import { INT64_STRING_MEDIA_TYPE, int64sToStrings } from './int64-strings.ts'
 import { toJsonSchema } from './json-schema.ts'
 import { COMMON_ERRORS, errorStatuses, OPERATIONS, type OperationSpec } from './operations.ts'
 import { NewPet, Pet, Pets, PetStatus } from './pets.ts'
@@ -24,15 +25,27 @@ export const API_VERSION = '1.0.0'
 
 const COMPONENTS: Record<string, TSchema> = { Pet, NewPet, Pets, PetStatus, Error: ErrorBody, ErrorCode: ErrorCodeSchema }
 
-function ref(node: Record<string, unknown>, except?: TSchema): Record<string, unknown> | undefined {
+/** The components with int64 inside, described again with int64 as strings (`<Name>IEEE754`). */
+const WITH_INT64 = new Set<TSchema>([Pet, NewPet, Pets])
+
+function ref(node: Record<string, unknown>, except: TSchema | undefined, strings: boolean): Record<string, unknown> | undefined {
   for (const [name, schema] of Object.entries(COMPONENTS)) {
-    if (node === schema && node !== except) return { $ref: `#/components/schemas/${name}` }
+    if (node === schema && node !== except)
+      return { $ref: `#/components/schemas/${name}${strings && WITH_INT64.has(schema) ? 'IEEE754' : ''}` }
   }
   return undefined
 }
 
-function schemaOf(schema: TSchema, except?: TSchema): unknown {
-  return toJsonSchema(schema, { replace: (node) => ref(node, except) })
+function schemaOf(schema: TSchema, except?: TSchema, strings = false): unknown {
+  return toJsonSchema(schema, { replace: (node) => ref(node, except, strings), int64AsString: strings })
+}
+
+/** A body in both representations: plain JSON, and JSON with int64 as strings. */
+function contentOf(schema: TSchema, example: unknown, examples?: unknown): Record<string, unknown> {
+  return {
+    'application/json': { schema: schemaOf(schema), example, examples },
+    [INT64_STRING_MEDIA_TYPE]: { schema: schemaOf(schema, undefined, true), example: int64sToStrings(schema, example), examples }
+  }
 }
 
 function headersOf(names: readonly ResponseHeaderName[]): Record<string, unknown> {
@@ -83,7 +96,7 @@ function responsesOf(op: OperationSpec): Record<string, unknown> {
     [op.success.status]: {
       description: op.success.description,
       headers: headersOf([...op.success.headers, ...RATE_LIMIT_HEADERS, 'X-Request-Id']),
-      content: { 'application/json': { schema: schemaOf(op.success.schema), example: op.examples.success } }
+      content: contentOf(op.success.schema, op.examples.success)
     }
   }
   for (const [status, codes] of errorStatuses([...op.errors, ...COMMON_ERRORS])) {
@@ -92,7 +105,7 @@ function responsesOf(op: OperationSpec): Record<string, unknown> {
     responses[status] = {
       description: codes.map((code) => `\`${code}\`: ${ERROR_DESCRIPTIONS[code]}`).join('; '),
       headers: headersOf([...extra, ...RATE_LIMIT_HEADERS, 'X-Request-Id']),
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: errorExamples(codes) } }
+      content: contentOf(ErrorBody, undefined, errorExamples(codes))
     }
   }
   return responses
@@ -122,7 +135,7 @@ function operationOf(op: OperationSpec): Record<string, unknown> {
   const parameters = parametersOf(op)
   if (parameters.length > 0) out.parameters = parameters
   if (op.body !== undefined) {
-    out.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(op.body), example: op.examples.body } } }
+    out.requestBody = { required: true, content: contentOf(op.body, op.examples.body) }
   }
   out.responses = responsesOf(op)
   return out
@@ -147,7 +160,9 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
       contact: { name: 'Animal Store API support', email: 'api@animal-store.example', url: 'https://animal-store.example/support' },
       description:
         'List, add and (deprecated) get the animals of a store. Every operation needs `Authorization: Bearer <API key>`. ' +
-        'Rate limits by plan are reported on every response; see the error codes in `ErrorCode`.'
+        'Rate limits by plan are reported on every response; see the error codes in `ErrorCode`. ' +
+        'Int64 values beyond 2^53 are exact JSON numbers; a client whose JSON parser rounds them asks for them as strings ' +
+        'with `Accept` (and `Content-Type`) `application/json;IEEE754Compatible=true`.'
     },
     servers,
     security: [{ bearerAuth: [] }],
@@ -157,7 +172,15 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (`as_live_...`) created with `animal-store keys create`' }
       },
-      schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, schemaOf(schema, schema)])),
+      schemas: Object.fromEntries(
+        Object.entries(COMPONENTS)
+          .map(([name, schema]): [string, unknown] => [name, schemaOf(schema, schema)])
+          .concat(
+            Object.entries(COMPONENTS)
+              .filter(([, schema]) => WITH_INT64.has(schema))
+              .map(([name, schema]): [string, unknown] => [`${name}IEEE754`, schemaOf(schema, schema, true)])
+          )
+      ),
       'x-error-codes': Object.fromEntries(ERROR_CODES.map((code) => [code, ERROR_DESCRIPTIONS[code]]))
     }
   }

@@ -7,6 +7,7 @@ import { apiKeyOf } from '../http/api-guard.ts'
 import { deprecationHeaders } from '../http/deprecation.ts'
 import type { PetPages, RenderedPage } from '../http/list-pages.ts'
 import type { AllowedMethods } from '../http/method-not-allowed.ts'
+import { int64StringHooks } from '../http/int64-strings.ts'
 import { respondWhenReady } from '../http/send.ts'
 import type { FastifyRequest } from 'fastify'
 
@@ -54,6 +55,7 @@ export function registerPetRoutes(app: FastifyInstance, { pets, pages, allowedMe
     url: toRoute(listPets.path),
     config: { auth: true },
     schema: { querystring: listPets.query, response: { [listPets.success.status]: listPets.success.schema } },
+    ...int64StringHooks(listPets.success.schema),
     handler: (request, reply) => {
       const { status, cursor, limit = PAGE_LIMIT_DEFAULT } = request.query
       return respondWhenReady(reply, pages.page({ status, cursor, limit }), (page) => pageBody(reply, page))
@@ -65,6 +67,7 @@ export function registerPetRoutes(app: FastifyInstance, { pets, pages, allowedMe
     url: toRoute(createPet.path),
     config: { auth: true },
     schema: { body: createPet.body, response: { [createPet.success.status]: createPet.success.schema } },
+    ...int64StringHooks(createPet.success.schema, createPet.body),
     handler: async (request, reply) => createdBody(reply, await pets.create(request.body, idempotencyScopeOf(request)))
   })
   allowedMethods.add(toRoute(listPets.path), [listPets.method, createPet.method])
@@ -75,6 +78,7 @@ export function registerPetRoutes(app: FastifyInstance, { pets, pages, allowedMe
     url: toRoute(getPet.path),
     config: { auth: true, responseHeaders: deprecation },
     schema: { response: { [getPet.success.status]: getPet.success.schema } },
+    ...int64StringHooks(getPet.success.schema),
     handler: (request, reply) => respondWhenReady(reply, pets.get(request.params.petId), (pet) => pet)
   })
   allowedMethods.add(toRoute(getPet.path), [getPet.method], deprecation)
