@@ -57,7 +57,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.decorateRequest('routeConfig', undefined)
   guard = createApiGuard(services)
   // First of the hooks, so everything the request does runs inside its span.
-  if (services.tracing !== undefined) registerTracing(app, services.tracing)
+  if (services.tracing !== undefined) registerTracing(app, services.tracing, logger)
   // One hook at each end of every request (each hook Fastify runs costs on the hot path):
   // common headers then the API guard; metrics then the log line. Callback style: a request
   // admitted synchronously (cached key, in-process counters) makes no promise.

@@ -1,13 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Logger } from 'pino'
 import type { RequestSpan, Tracing } from '../base/tracing.ts'
 import { routeConfigOf } from './request-context.ts'
 
 /**
  * One server span per request: started first thing, so the guard's key lookup and counter
  * call and the handler's storage calls run inside it; ended with the status once the response
- * is sent. The trace id goes on the request's log lines. Registered only when tracing is on.
+ * is sent. The trace id goes on the request's log lines (when the request line is logged, at `info`). Registered only when tracing is on.
  */
-export function registerTracing(app: FastifyInstance, tracing: Tracing): void {
+export function registerTracing(app: FastifyInstance, tracing: Tracing, log: Logger): void {
+  // A child logger costs more than the span (pino serializes its bindings): only when the request line is written.
+  const logsRequests = log.isLevelEnabled('info')
   const spans = new WeakMap<FastifyRequest, RequestSpan>()
   app.addHook('onRequest', (request, _reply, done) => {
     const queryAt = request.url.indexOf('?')
@@ -23,7 +26,7 @@ export function registerTracing(app: FastifyInstance, tracing: Tracing): void {
       },
       (span) => {
         spans.set(request, span)
-        request.log = request.log.child({ trace_id: span.traceId })
+        if (logsRequests) request.log = request.log.child({ trace_id: span.traceId })
         done()
       }
     )
