@@ -133,6 +133,17 @@ describe('OpenTelemetry tracing', () => {
     )
   }
 
+  test('a request the sampler leaves out exports nothing and is served as usual (OTEL_TRACES_SAMPLER=always_off)', async (t) => {
+    const receiver = await otlpReceiver(t)
+    const app = await startApp(t, {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'always_off' }
+    })
+    assert.equal((await postJson(app, '/v1/pets', { name: 'Rex', categoryId: 7 })).status, 201)
+    assert.equal((await app.fetch('/v1/pets?limit=1')).status, 200)
+    await app.close()
+    assert.deepEqual(spansOf(receiver.exports), [])
+  })
+
   test('exports over http/protobuf too', async (t) => {
     const receiver = await otlpReceiver(t)
     const app = await startApp(t, {

@@ -73,9 +73,13 @@ export function createOtelTracing(config: TracingConfig, version: string): Traci
         span.end()
       }
       const requestSpan: RequestSpan = { traceId: span.spanContext().traceId, end: route }
-      context.with(trace.setSpan(parent, span), next, undefined, requestSpan)
+      // A request the sampler left out runs outside any context: its storage calls then make no span either.
+      if (span.isRecording()) context.with(trace.setSpan(parent, span), next, undefined, requestSpan)
+      else next(requestSpan)
     },
     child(name, attributes: SpanAttributes, work) {
+      // Only inside a recorded request: no span, no context switch otherwise.
+      if (trace.getSpan(context.active())?.isRecording() !== true) return work()
       const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes })
       const fail = (error: unknown) => {
         span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' })
