@@ -31,6 +31,8 @@ function rule(layer, above) {
   if (layer.name !== 'compose') {
     if (layer.name !== 'storage') patterns.push(concrete(CONCRETE_STORAGE, 'a storage backend'))
     if (layer.name !== 'limits') patterns.push(concrete(CONCRETE_COUNTERS, 'a counter store'))
+    // OpenTelemetry stays behind base/tracing.ts's Tracing: compose/otel-tracing.ts is its one user.
+    patterns.push(concrete('^@opentelemetry/', 'the tracing implementation (OpenTelemetry)'))
   }
   return {
     files: layer.files.map((glob) => `${SRC}/${glob}`),

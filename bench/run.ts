@@ -238,11 +238,15 @@ interface Running {
   pagesFile: string
 }
 
-/** Node's compile-cache switches, passed on when set (`NODE_DISABLE_COMPILE_CACHE=1 npm run bench`). */
+/**
+ * Node's compile-cache switches and the OpenTelemetry variables, passed on when set
+ * (`NODE_DISABLE_COMPILE_CACHE=1 npm run bench`; `OTEL_EXPORTER_OTLP_ENDPOINT=... npm run bench` measures tracing on).
+ */
 function compileCacheEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
-  for (const name of ['NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE'])
-    if (process.env[name] !== undefined) env[name] = process.env[name]
+  for (const name of Object.keys(process.env)) {
+    if (name === 'NODE_COMPILE_CACHE' || name === 'NODE_DISABLE_COMPILE_CACHE' || name.startsWith('OTEL_')) env[name] = process.env[name]
+  }
   return env
 }
 

@@ -170,7 +170,10 @@ export function renderApiTypes(doc: Json): string {
     `/** The version of the interface these types describe. */\nexport const API_VERSION = ${quote(info.version)}\n`,
     '/** An int64 value: a `number` while it is a safe JavaScript integer, a `bigint` beyond, never rounded. */\n' +
       'export type Int64 = number | bigint\n',
-    ...Object.entries(schemas).map(([name, schema]) => renderer.component(name, schema as Json)),
+    // The SDK parses int64 exactly itself: it never asks for the int64-as-strings representation.
+    ...Object.entries(schemas)
+      .filter(([name]) => !name.endsWith('IEEE754'))
+      .map(([name, schema]) => renderer.component(name, schema as Json)),
     renderOperations(operations),
     renderPageSize(operations)
   ].join('\n')

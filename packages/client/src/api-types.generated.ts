@@ -10,14 +10,14 @@ export type Int64 = number | bigint
 /** An animal as returned */
 export interface Pet {
   /**
-   * Unique identifier, assigned by the service on creation
+   * Unique identifier, assigned by the service on creation: 1 to 9223372036854775807, beyond 2^53 (9007199254740991)
    * int64 from 1 to 9223372036854775807: a `number` while safe, a `bigint` beyond
    */
   id: Int64
   /** The animal's name: 1 to 200 characters (Unicode code points), not only white space (Unicode White_Space or U+FEFF), valid Unicode */
   name: string
   /**
-   * Identifier of the category the animal belongs to
+   * Identifier of the category the animal belongs to: 1 to 9223372036854775807, beyond 2^53 (9007199254740991)
    * int64 from 1 to 9223372036854775807: a `number` while safe, a `bigint` beyond
    */
   categoryId: Int64
@@ -29,7 +29,7 @@ export interface NewPet {
   /** The animal's name: 1 to 200 characters (Unicode code points), not only white space (Unicode White_Space or U+FEFF), valid Unicode */
   name: string
   /**
-   * Identifier of the category the animal belongs to
+   * Identifier of the category the animal belongs to: 1 to 9223372036854775807, beyond 2^53 (9007199254740991)
    * int64 from 1 to 9223372036854775807: a `number` while safe, a `bigint` beyond
    */
   categoryId: Int64
@@ -51,19 +51,28 @@ export interface RateLimitStatus {
   /** The per-minute window, then the per-day window */
   limits: RateLimitWindow[]
   /** Unix time in seconds at which the temporary ban ends; null when the key is not banned */
-  bannedUntil: number | null
+  bannedUntil: Int64 | null
 }
 
 /** One rate-limit window of the key */
 export interface RateLimitWindow {
   /** The window: a UTC-aligned minute or day */
   window: 'minute' | 'day'
-  /** Requests the window allows */
-  limit: number
-  /** Requests left in the current window */
-  remaining: number
-  /** Unix time in seconds at which the current window ends */
-  reset: number
+  /**
+   * Requests the window allows
+   * int64 from 1 to 9007199254740991: a `number` while safe, a `bigint` beyond
+   */
+  limit: Int64
+  /**
+   * Requests left in the current window
+   * int64 from 0 to 9007199254740991: a `number` while safe, a `bigint` beyond
+   */
+  remaining: Int64
+  /**
+   * Unix time in seconds at which the current window ends
+   * int64 from 0 to 253402300799: a `number` while safe, a `bigint` beyond
+   */
+  reset: Int64
 }
 
 export interface ErrorBody {

@@ -49,13 +49,35 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   unavailable: 'A backing store is unreachable; retry after Retry-After seconds'
 }
 
+/** A realistic message for each code: the OpenAPI document's example Error bodies. */
+export const ERROR_EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
+  bad_request: 'the body is not valid JSON: unexpected end of input at position 27',
+  validation_failed: 'categoryId must be an integer from 1 to 9223372036854775807',
+  invalid_cursor: 'cursor is not a cursor from a next link',
+  unauthorized: 'the API key is missing, malformed, unknown, revoked or expired',
+  not_found: 'no animal with id 9223372036854775807',
+  method_not_allowed: 'DELETE is not allowed on /v1/pets; allowed: GET, POST',
+  request_timeout: 'the request was not received in time',
+  idempotency_key_in_use: 'a request with this Idempotency-Key is still in flight; retry after it completes',
+  gone: 'GET /v1/pets/{petId} was removed on 2030-12-05; use GET /v1/pets',
+  payload_too_large: 'the body is larger than 16384 bytes',
+  unsupported_media_type: 'the body must be a JSON object sent with Content-Type: application/json',
+  idempotency_key_reused: 'this Idempotency-Key was used with a different body',
+  rate_limited: 'the minute limit of 60 requests is exhausted; retry after 42 seconds',
+  api_key_banned: 'the API key is banned for hammering past its limit; retry after 600 seconds',
+  header_fields_too_large: 'the request line and headers are larger than 16384 bytes',
+  expectation_failed: 'Expect: foo is not supported; only 100-continue is',
+  internal_error: 'an unexpected failure; quote request id req-3f9c2b7a1d',
+  unavailable: 'the database is unreachable; retry after 1 second'
+}
+
 export const ErrorCodeSchema = Type.Enum(ERROR_CODES, { description: 'Machine-readable error code' })
 
 export const ErrorBody = Type.Object(
   {
     code: ErrorCodeSchema,
-    message: Type.String({ description: 'Human-readable description' }),
-    status: Type.Integer({ description: 'The HTTP status code' })
+    message: Type.String({ description: 'Human-readable description', maxLength: 2000, pattern: '\\S' }),
+    status: Type.Integer({ description: 'The HTTP status code', format: 'int32', minimum: 400, maximum: 599 })
   },
   { additionalProperties: false }
 )

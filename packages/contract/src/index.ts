@@ -1,6 +1,7 @@
 export * from './errors.ts'
 export * from './headers.ts'
 export * from './int64.ts'
+export * from './int64-strings.ts'
 export * from './json.ts'
 export * from './json-schema.ts'
 export * from './openapi.ts'

@@ -17,8 +17,10 @@ export const INT64_MARKER = 'x-int64'
  * `{ type: integer, format: int64, minimum, maximum }` for the world outside.
  */
 export function PositiveInt64(options: { description?: string } = {}) {
+  // The range in words too: viewers and generators that read numbers as doubles show the maximum rounded, or not at all.
+  const description = `${options.description ?? 'A positive int64'}: 1 to ${INT64_MAX}, beyond 2^53 (9007199254740991)`
   return Type.Refine(
-    Type.Unsafe<Int64>({ [INT64_MARKER]: { minimum: 1n, maximum: INT64_MAX }, ...options }),
+    Type.Unsafe<Int64>({ [INT64_MARKER]: { minimum: 1n, maximum: INT64_MAX }, ...options, description }),
     isPositiveInt64,
     () => 'must be an integer from 1 to 9223372036854775807, written as plain digits (no fraction or exponent)'
   )

@@ -2,7 +2,10 @@ import { INT64_MARKER } from './int64.ts'
 
 type JsonObject = Record<string, unknown>
 
-const INTERNAL_KEYWORDS = new Set(['x-rule', INT64_MARKER])
+/** Keywords documented for the world outside but not checked by the validator (which answers its own error). */
+export const DOCUMENTED_ONLY = 'x-documented'
+
+const INTERNAL_KEYWORDS = new Set(['x-rule', INT64_MARKER, DOCUMENTED_ONLY])
 
 /**
  * Turns a contract schema into plain JSON Schema for the world outside (the OpenAPI
@@ -15,6 +18,8 @@ export interface JsonSchemaOptions {
   replace?: (node: JsonObject) => JsonObject | undefined
   /** Emit int64 `minimum`/`maximum` (as bigint); serializers that cannot hold a bigint turn this off. */
   int64Bounds?: boolean
+  /** Describe int64 as decimal strings (the INT64_STRING_MEDIA_TYPE representation). */
+  int64AsString?: boolean
 }
 
 export function toJsonSchema(schema: unknown, options: JsonSchemaOptions = {}): unknown {
@@ -25,7 +30,9 @@ export function toJsonSchema(schema: unknown, options: JsonSchemaOptions = {}): 
   if (replaced !== undefined) return replaced
   const out: JsonObject = {}
   const int64 = node[INT64_MARKER] as { minimum: bigint; maximum: bigint } | undefined
-  if (int64 !== undefined) {
+  if (int64 !== undefined && options.int64AsString === true) {
+    Object.assign(out, { type: 'string', format: 'int64', pattern: '^[1-9][0-9]{0,18}$', maxLength: 19 })
+  } else if (int64 !== undefined) {
     out.type = 'integer'
     out.format = 'int64'
     if (options.int64Bounds !== false) {
@@ -38,6 +45,7 @@ export function toJsonSchema(schema: unknown, options: JsonSchemaOptions = {}): 
     if (INTERNAL_KEYWORDS.has(key)) continue
     out[key] = key === 'properties' ? mapValues(value as JsonObject, options) : toJsonSchema(value, options)
   }
+  Object.assign(out, node[DOCUMENTED_ONLY])
   return out
 }
 

@@ -29,7 +29,20 @@ export interface OperationSpec {
   errors: ErrorCode[]
   /** Codes of COMMON_ERRORS this operation never answers with. */
   never?: ErrorCode[]
+  /** Realistic examples for the document (each Error response gets one per code from ERROR_EXAMPLE_MESSAGES). */
+  examples: OperationExamples
 }
+
+export interface OperationExamples {
+  /** By parameter name: path, query and header parameters alike. */
+  parameters?: Record<string, unknown>
+  body?: unknown
+  success: unknown
+}
+
+/** An int64 above 2^53 in every example, so tools and readers see the range is real (bigint keeps every digit). */
+const EXAMPLE_CATEGORY_ID = 9223372036854775807n
+const EXAMPLE_PET_ID = 9007199254740993n
 
 /** Errors any authenticated operation can answer with. */
 export const COMMON_ERRORS: ErrorCode[] = ['unauthorized', 'rate_limited', 'api_key_banned', 'internal_error', 'unavailable']
@@ -57,7 +70,15 @@ export const listPets = {
   tags: ['Pets'],
   query: ListPetsQuery,
   success: { status: 200, description: 'A page of animals', schema: Pets, headers: ['Link'] },
-  errors: ['validation_failed', 'invalid_cursor']
+  errors: ['validation_failed', 'invalid_cursor'],
+  examples: {
+    // No cursor example: one made up would be refused, and Swagger UI's "Try it out" fills examples in.
+    parameters: { limit: 2, status: 'available' },
+    success: [
+      { id: EXAMPLE_PET_ID, name: 'Rex', categoryId: EXAMPLE_CATEGORY_ID, status: 'available' },
+      { id: EXAMPLE_PET_ID + 1n, name: 'Tiddles', categoryId: 7, status: 'available' }
+    ]
+  }
 } as const satisfies OperationSpec
 
 export const createPet = {
@@ -78,7 +99,12 @@ export const createPet = {
     'unsupported_media_type',
     'idempotency_key_in_use',
     'idempotency_key_reused'
-  ]
+  ],
+  examples: {
+    parameters: { 'Idempotency-Key': 'order-2026-11-25-0042' },
+    body: { name: 'Rex', categoryId: EXAMPLE_CATEGORY_ID, status: 'available' },
+    success: { id: EXAMPLE_PET_ID, name: 'Rex', categoryId: EXAMPLE_CATEGORY_ID, status: 'available' }
+  }
 } as const satisfies OperationSpec
 
 export const getPet = {
@@ -93,7 +119,12 @@ export const getPet = {
   params: PetIdParams,
   query: NoQuery,
   success: { status: 200, description: 'The animal', schema: Pet, headers: ['Deprecation', 'Sunset', 'Link'] },
-  errors: ['not_found', 'gone']
+  // bad_request: a petId that is not valid percent-encoding.
+  errors: ['bad_request', 'not_found', 'gone'],
+  examples: {
+    parameters: { petId: EXAMPLE_PET_ID },
+    success: { id: EXAMPLE_PET_ID, name: 'Rex', categoryId: EXAMPLE_CATEGORY_ID, status: 'sold' }
+  }
 } as const satisfies OperationSpec
 
 export const getRateLimit = {
@@ -108,11 +139,26 @@ export const getRateLimit = {
   query: NoQuery,
   success: { status: 200, description: "The key's use of its windows", schema: RateLimitStatus, headers: [] },
   errors: ['validation_failed'],
+  examples: {
+    success: {
+      plan: 'free',
+      limits: [
+        { window: 'minute', limit: 60, remaining: 42, reset: 1781524860 },
+        { window: 'day', limit: 1000, remaining: 880, reset: 1781568000 }
+      ],
+      bannedUntil: null
+    }
+  },
   // A banned key is answered 200 with its ban; a caller without a key is still throttled (429 rate_limited).
   never: ['api_key_banned']
 } as const satisfies OperationSpec
 
 export const OPERATIONS: readonly OperationSpec[] = [listPets, createPet, getPet, getRateLimit]
+
+/** Every error code the operation can answer with: its own, then the common ones it does not exclude. */
+export function errorCodesOf(op: OperationSpec): ErrorCode[] {
+  return [...op.errors, ...COMMON_ERRORS.filter((code) => !(op.never ?? []).includes(code))]
+}
 
 export function errorStatuses(codes: readonly ErrorCode[]): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>()

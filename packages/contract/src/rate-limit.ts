@@ -6,9 +6,19 @@ export const RateLimitWindowName = Type.Enum(['minute', 'day'], { description: '
 export const RateLimitWindow = Type.Object(
   {
     window: RateLimitWindowName,
-    limit: Type.Integer({ minimum: 1, description: 'Requests the window allows' }),
-    remaining: Type.Integer({ minimum: 0, description: 'Requests left in the current window' }),
-    reset: Type.Integer({ minimum: 0, description: 'Unix time in seconds at which the current window ends' })
+    limit: Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Requests the window allows' }),
+    remaining: Type.Integer({
+      format: 'int64',
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'Requests left in the current window'
+    }),
+    reset: Type.Integer({
+      format: 'int64',
+      minimum: 0,
+      maximum: 253402300799,
+      description: 'Unix time in seconds at which the current window ends'
+    })
   },
   { additionalProperties: false, description: 'One rate-limit window of the key' }
 )
@@ -22,7 +32,7 @@ export const RateLimitStatus = Type.Object(
       maxItems: 2,
       description: 'The per-minute window, then the per-day window'
     }),
-    bannedUntil: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+    bannedUntil: Type.Union([Type.Integer({ format: 'int64', minimum: 0, maximum: 253402300799 }), Type.Null()], {
       description: 'Unix time in seconds at which the temporary ban ends; null when the key is not banned'
     })
   },

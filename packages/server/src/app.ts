@@ -9,6 +9,7 @@ import { closeAfterAnswer, hasUnreadBody } from './http/lingering-close.ts'
 import { AllowedMethods } from './http/method-not-allowed.ts'
 import { commonHeaders, missingHost, requestId } from './http/request-context.ts'
 import { registerRequestLog } from './http/request-log.ts'
+import { registerTracing } from './http/tracing.ts'
 import { registerSchemaCompilers } from './http/validation.ts'
 import { registerWriteCoalescing } from './http/write-coalescing.ts'
 import { registerDocs } from './routes/docs.ts'
@@ -65,6 +66,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.decorateRequest('auth', undefined)
   app.decorateRequest('routeConfig', undefined)
   guard = createApiGuard(services)
+  // First of the hooks, so everything the request does runs inside its span.
+  if (services.tracing !== undefined) registerTracing(app, services.tracing, logger)
   // One hook at each end of every request (each hook Fastify runs costs on the hot path):
   // common headers then the API guard; metrics then the log line. Callback style: a request
   // admitted synchronously (cached key, in-process counters) makes no promise.

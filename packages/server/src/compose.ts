@@ -1,8 +1,10 @@
 import type { Logger } from 'pino'
+import { API_VERSION } from '@animal-store/contract'
 import { systemClock, type Clock } from './base/clock.ts'
 import { createLogger } from './base/logger.ts'
 import { openDatabase, openRedis } from './compose/backends.ts'
 import { adminCounters, servingCounters } from './compose/counters.ts'
+import { tracedCounters, tracedStorage } from './compose/traced.ts'
 import type { Config } from './config.ts'
 import { IdempotencyService } from './domain/idempotency.ts'
 import { KeyCache } from './domain/key-cache.ts'
@@ -104,26 +106,31 @@ async function composeServe(
 ): Promise<Services> {
   const logger = options.logger ?? createLogger(config.logLevel)
   const metrics = new Metrics(clock)
+  // Off unless OTEL_* names an endpoint; then OpenTelemetry is loaded, and storage and Redis calls get spans.
+  const tracing =
+    config.tracing === undefined ? undefined : (await import('./compose/otel-tracing.ts')).createOtelTracing(config.tracing, API_VERSION)
   const redis = options.counters === undefined ? await openRedis(config) : undefined
   const serving = options.counters === undefined ? servingCounters(redis, sqlite, { clock, logger, metrics }) : undefined
-  const counters = options.counters ?? serving!.counters
+  let counters = options.counters ?? serving!.counters
+  if (tracing !== undefined && redis !== undefined) counters = tracedCounters(counters, tracing)
   const readiness: Record<string, ReadinessCheck> = { database: () => storage.ping(), ...serving?.readiness }
+  const stores = tracing === undefined ? storage : tracedStorage(storage, tracing, sqlite === undefined ? 'postgresql' : 'sqlite')
 
   // The pets' version, where one can be known: this process's own writes on the embedded file;
   // with PostgreSQL, a marker in Redis that every instance's creates change.
-  let petStore: PetStore = storage.pets
+  let petStore: PetStore = stores.pets
   let version: PetsVersion | undefined = sqlite?.pets
   let maxAgeMs: number | undefined
   if (sqlite === undefined && redis !== undefined) {
     const { MarkedPetStore, RedisChangeMarker } = await import('./storage/shared-change-marker.ts')
     // On the connection the counters already keep open.
     const marker = new RedisChangeMarker(redis.redis, config.redisKeyPrefix)
-    petStore = new MarkedPetStore(storage.pets, marker)
+    petStore = new MarkedPetStore(stores.pets, marker)
     version = marker
     maxAgeMs = SHARED_PAGE_MAX_AGE_MS
   }
 
-  const idempotency = new IdempotencyService(storage.idempotency, clock)
+  const idempotency = new IdempotencyService(stores.idempotency, clock)
   const pets = new PetService(petStore, { clock, idempotency, locationOf: (pet) => `${config.publicBaseUrl}/pets/${String(pet.id)}` })
   const rendered = renderedPages(pets, config.publicBaseUrl)
   const pages =
@@ -145,19 +152,21 @@ async function composeServe(
     migrationsApplied,
     metrics,
     storage,
-    keys: new KeyService(storage.keys, clock, keyLimitState(counters)),
+    keys: new KeyService(stores.keys, clock, keyLimitState(counters)),
     pets,
     pages,
-    authenticator: new Authenticator(new KeyCache(storage.keys, clock, { ttlMs: options.keyCacheTtlMs }), clock),
+    authenticator: new Authenticator(new KeyCache(stores.keys, clock, { ttlMs: options.keyCacheTtlMs }), clock),
     limiter,
     // Reads in-process take microseconds: only a store across the network has a round trip to overlap.
     speculation: sqlite === undefined ? new SpeculativeReads() : undefined,
     readiness,
+    tracing,
     close: once(async () => {
       clearInterval(purge)
       // Counters are flushed before the storage they may persist to closes.
       await counters.close()
       await storage.close()
+      await tracing?.close()
     })
   }
 }

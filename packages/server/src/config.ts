@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { tracingConfig, type TracingConfig } from './base/tracing.ts'
 
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; pool: PostgresPoolConfig }
 
@@ -30,6 +31,8 @@ export interface Config {
   pageCacheEntries: number
   /** Slow-client protection: headers, then the whole request, must arrive within these. */
   timeouts: { headersMs: number; requestMs: number; keepAliveMs: number }
+  /** OpenTelemetry tracing from the standard OTEL_* variables; undefined (off) without an OTLP endpoint. */
+  tracing: TracingConfig | undefined
 }
 
 interface RedisNode {
@@ -150,7 +153,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       headersMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
       requestMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
       keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000)
-    }
+    },
+    tracing: tracingConfig(env, (message) => new ConfigError(message))
   }
 }
 

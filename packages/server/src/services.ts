@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import type { Clock } from './base/clock.ts'
+import type { Tracing } from './base/tracing.ts'
 import type { Config } from './config.ts'
 import type { KeyService } from './domain/keys.ts'
 import type { PetService } from './domain/pets.ts'
@@ -37,4 +38,6 @@ export interface Services extends AdminServices {
   /** Present when reads may start before their rate-limit verdict (counters across the network). */
   speculation: SpeculativeReads | undefined
   readiness: Record<string, ReadinessCheck>
+  /** Present when OTEL_* turns tracing on. */
+  tracing: Tracing | undefined
 }

@@ -68,8 +68,8 @@ describe('OpenAPI document', () => {
     assert.equal(doc.openapi, '3.1.0')
     assert.equal(doc.info.version, '1.0.0')
     assert.deepEqual(doc.servers, [
-      { url: 'https://api.example.com/v1', description: 'Production' },
-      { url: 'https://staging.example.com/v1', description: 'Staging' }
+      { url: 'https://api.example.com/v1', description: 'Production', 'x-internal': false },
+      { url: 'https://staging.example.com/v1', description: 'Staging', 'x-internal': false }
     ])
   })
 

@@ -76,6 +76,11 @@ export class Metrics implements RateLimitObserver {
 
   constructor(clock: Clock) {
     collectDefaultMetrics({ register: this.registry })
+    // Gauges named like counters (promtool: "non-counter metrics should not have _total suffix");
+    // the same numbers stay in nodejs_active_handles, nodejs_active_requests and nodejs_active_resources by type.
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+      this.registry.removeSingleMetric(name)
+    }
     const bans = this.#bans
     // By plan, never by key: the label set stays bounded whatever the number of keys, and no key id leaks.
     new Gauge({

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { createPet, getPet, listPets, PAGE_LIMIT_DEFAULT, type ListPetsQuery, type NewPet } from '@animal-store/contract'
 import { idempotencyKeyOf } from '../domain/idempotency.ts'
 import type { Created, PetService } from '../domain/pets.ts'
@@ -6,8 +6,8 @@ import type { IdempotencyScope } from '../storage/types.ts'
 import { apiKeyOf } from '../http/api-guard.ts'
 import { deprecationHeaders } from '../http/deprecation.ts'
 import type { PetPages, RenderedPage } from '../http/list-pages.ts'
+import { asRequested, readsInt64Strings } from '../http/int64-strings.ts'
 import { respondWhenReady } from '../http/send.ts'
-import type { FastifyRequest } from 'fastify'
 
 export interface PetRoutesOptions {
   pets: PetService
@@ -20,11 +20,11 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 
 const toRoute = (path: string) => `/v1${path.replace(/\{(\w+)\}/g, ':$1')}`
 
-/** A rendered page's body, its `Link` header set: already JSON text, sent as it is. */
-function pageBody(reply: FastifyReply, page: RenderedPage): string {
+/** A rendered page's body, its `Link` header set: already JSON text, sent as it is (unless int64 strings are asked for). */
+function pageBody(request: FastifyRequest, reply: FastifyReply, page: RenderedPage): unknown {
   if (page.link !== undefined) reply.header('link', page.link)
   reply.type(JSON_TYPE)
-  return page.body
+  return asRequested(request, reply, listPets.success.schema, page.body)
 }
 
 /** The new pet (serialized by the route's schema), or the first response to replay as it was. */
@@ -54,7 +54,7 @@ export function registerPetRoutes(app: FastifyInstance, { pets, pages, publicBas
     schema: { querystring: listPets.query, response: { [listPets.success.status]: listPets.success.schema } },
     handler: (request, reply) => {
       const { status, cursor, limit = PAGE_LIMIT_DEFAULT } = request.query
-      return respondWhenReady(reply, pages.page({ status, cursor, limit }), (page) => pageBody(reply, page))
+      return respondWhenReady(reply, pages.page({ status, cursor, limit }), (page) => pageBody(request, reply, page))
     }
   })
 
@@ -63,7 +63,14 @@ export function registerPetRoutes(app: FastifyInstance, { pets, pages, publicBas
     url: toRoute(createPet.path),
     config: { auth: true },
     schema: { body: createPet.body, response: { [createPet.success.status]: createPet.success.schema } },
-    handler: async (request, reply) => createdBody(reply, await pets.create(request.body, idempotencyScopeOf(request)))
+    preValidation: readsInt64Strings(createPet.body),
+    handler: async (request, reply) =>
+      asRequested(
+        request,
+        reply,
+        createPet.success.schema,
+        createdBody(reply, await pets.create(request.body, idempotencyScopeOf(request)))
+      )
   })
 
   const deprecation = deprecationHeaders(getPet.deprecated, publicBaseUrl, docsUrl)
@@ -72,6 +79,7 @@ export function registerPetRoutes(app: FastifyInstance, { pets, pages, publicBas
     url: toRoute(getPet.path),
     config: { auth: true, responseHeaders: deprecation },
     schema: { querystring: getPet.query, response: { [getPet.success.status]: getPet.success.schema } },
-    handler: (request, reply) => respondWhenReady(reply, pets.get(request.params.petId), (pet) => pet)
+    handler: (request, reply) =>
+      respondWhenReady(reply, pets.get(request.params.petId), (pet) => asRequested(request, reply, getPet.success.schema, pet))
   })
 }

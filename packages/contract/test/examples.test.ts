@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { TSchema } from 'typebox'
+import { Compile } from 'typebox/compile'
+import { ERROR_STATUS, ErrorBody, type ErrorCode } from '../src/errors.ts'
+import { stringifyJson, parseJsonLossless } from '../src/json.ts'
+import { buildOpenApi } from '../src/openapi.ts'
+import { errorCodesOf, errorStatuses, OPERATIONS, type OperationSpec } from '../src/operations.ts'
+
+interface MediaType {
+  example?: unknown
+  examples?: Record<string, { value: unknown }>
+}
+interface DocOperation {
+  parameters?: Array<{ name: string; in: string; example?: unknown }>
+  requestBody?: { content: Record<string, MediaType> }
+  responses: Record<string, { content?: Record<string, MediaType> }>
+}
+
+// The served document, read back as a user's lossless parser reads it: what the examples say is what tools see.
+const doc = parseJsonLossless(stringifyJson(buildOpenApi({ publicBaseUrl: 'https://api.animal-store.example/v1' }))) as {
+  paths: Record<string, Record<string, DocOperation>>
+}
+
+function check(schema: TSchema, value: unknown, where: string): void {
+  const validator = Compile(schema)
+  assert.ok(validator.Check(value), `${where}: ${stringifyJson(value)} breaks its schema: ${stringifyJson([...validator.Errors(value)])}`)
+}
+
+function examplesOf(media: MediaType | undefined, where: string): unknown[] {
+  assert.ok(media, `${where} has application/json content`)
+  const values = media.examples === undefined ? [media.example] : Object.values(media.examples).map((e) => e.value)
+  assert.ok(values.length > 0 && values.every((v) => v !== undefined), `${where} has an example`)
+  return values
+}
+
+function parameterSchema(op: OperationSpec, name: string): TSchema | undefined {
+  const propertiesOf = (schema: unknown) => (schema as { properties?: Record<string, TSchema> } | undefined)?.properties ?? {}
+  const properties: Record<string, TSchema> = { ...propertiesOf(op.params), ...propertiesOf(op.query) }
+  return properties[name] ?? op.requestHeaders?.find((header) => header.name === name)?.schema
+}
+
+for (const op of OPERATIONS) {
+  test(`${op.operationId}: every parameter, the body and every response have examples valid against their schemas`, () => {
+    const served = doc.paths[op.path]?.[op.method.toLowerCase()]
+    assert.ok(served, `${op.operationId} is in the document`)
+    for (const parameter of served.parameters ?? []) {
+      const schema = parameterSchema(op, parameter.name)
+      assert.ok(schema, `${op.operationId} knows parameter ${parameter.name}`)
+      // Every parameter but the cursor, which only the service can make.
+      if (parameter.name === 'cursor') continue
+      assert.notEqual(parameter.example, undefined, `${op.operationId} parameter ${parameter.name} has an example`)
+      check(schema, parameter.example, `${op.operationId} parameter ${parameter.name}`)
+    }
+    if (op.body !== undefined) {
+      for (const value of examplesOf(served.requestBody?.content['application/json'], `${op.operationId} request body`)) {
+        check(op.body, value, `${op.operationId} request body`)
+      }
+    }
+    const statuses = [String(op.success.status), ...[...errorStatuses(errorCodesOf(op)).keys()].map(String)]
+    assert.deepEqual(Object.keys(served.responses).sort(), statuses.sort())
+    for (const [status, response] of Object.entries(served.responses)) {
+      const where = `${op.operationId} ${status} response`
+      const values = examplesOf(response.content?.['application/json'], where)
+      if (status === String(op.success.status)) {
+        for (const value of values) check(op.success.schema, value, where)
+        continue
+      }
+      const codes = (response.content!['application/json']!.examples ?? {}) as Record<string, { value: ErrorBody }>
+      const expected = errorStatuses(errorCodesOf(op)).get(Number(status))
+      assert.deepEqual(Object.keys(codes), expected, `${where}: one Error example per code it can carry`)
+      for (const [code, { value }] of Object.entries(codes)) {
+        check(ErrorBody, value, `${where} (${code})`)
+        assert.equal(value.code, code)
+        assert.equal(value.status, ERROR_STATUS[code as ErrorCode])
+        assert.equal(value.status, Number(status))
+      }
+    }
+  })
+}
+
+test('the examples carry an int64 above 2^53, kept exactly in the document text', () => {
+  const text = stringifyJson(buildOpenApi({ publicBaseUrl: 'https://api.animal-store.example/v1' }))
+  assert.match(text, /"categoryId": ?9223372036854775807\b/)
+  assert.doesNotMatch(text, /9223372036854776000/)
+})

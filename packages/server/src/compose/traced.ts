@@ -1,0 +1,56 @@
+import type { Maybe } from '../base/maybe.ts'
+import type { SpanAttributes, Tracing } from '../base/tracing.ts'
+import type { CounterStore } from '../limits/types.ts'
+import type { Storage } from '../storage/types.ts'
+
+/** The database as the semantic conventions name it (`db.system.name`). */
+export type DatabaseSystem = 'sqlite' | 'postgresql'
+
+/**
+ * The storage with a child span around each call a request makes: pets, key lookups and
+ * Idempotency-Key claims. Attributes name the operation and table, never a value.
+ */
+export function tracedStorage(storage: Storage, tracing: Tracing, system: DatabaseSystem): Storage {
+  const span = (operation: string, table: string): [string, SpanAttributes] => [
+    `${operation} ${table}`,
+    { 'db.system.name': system, 'db.operation.name': operation, 'db.collection.name': table }
+  ]
+  const { pets, keys, idempotency } = storage
+  // A promise in, a promise out: the span only waits on it.
+  const promised = <T>(value: Maybe<T>) => value as Promise<T>
+  return {
+    pets: {
+      create: (pet, completion) => promised(tracing.child(...span('INSERT', 'pets'), () => pets.create(pet, completion))),
+      page: (query) => tracing.child(...span('SELECT', 'pets'), () => pets.page(query)),
+      get: (id) => tracing.child(...span('SELECT', 'pets'), () => pets.get(id))
+    },
+    keys: {
+      create: (key, hash) => keys.create(key, hash),
+      findByHash: (hash) => promised(tracing.child(...span('SELECT', 'api_keys'), () => keys.findByHash(hash))),
+      get: (id) => keys.get(id),
+      list: () => keys.list(),
+      revoke: (id, at) => keys.revoke(id, at),
+      update: (id, changes) => keys.update(id, changes),
+      rotate: (id, rotation) => keys.rotate(id, rotation)
+    },
+    idempotency: {
+      claim: (...args) => promised(tracing.child(...span('CLAIM', 'idempotency_keys'), () => idempotency.claim(...args))),
+      release: (scope, token) => idempotency.release(scope, token),
+      purge: (before) => idempotency.purge(before)
+    },
+    migrate: () => storage.migrate(),
+    ping: () => storage.ping(),
+    close: () => storage.close()
+  }
+}
+
+/** The shared counter store with a child span around each consume (one Redis script call per turn). */
+export function tracedCounters(counters: CounterStore, tracing: Tracing): CounterStore {
+  const attributes = { 'db.system.name': 'redis', 'db.operation.name': 'EVALSHA' }
+  return {
+    consume: (request) => tracing.child('EVALSHA rate-limit', attributes, () => counters.consume(request)),
+    usage: (subject, now) => counters.usage(subject, now),
+    unban: (subject, now) => counters.unban(subject, now),
+    close: () => counters.close()
+  }
+}
