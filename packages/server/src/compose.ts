@@ -105,7 +105,10 @@ async function composeServe(
   const logger = options.logger ?? createLogger(config.logLevel)
   const metrics = new Metrics(clock)
   const redis = options.counters === undefined ? await openRedis(config) : undefined
-  const serving = options.counters === undefined ? servingCounters(redis, sqlite, { clock, logger, metrics }) : undefined
+  const serving =
+    options.counters === undefined
+      ? servingCounters(redis, sqlite, { clock, logger, metrics, maxAddresses: config.maxAddresses })
+      : undefined
   const counters = options.counters ?? serving!.counters
   const readiness: Record<string, ReadinessCheck> = { database: () => storage.ping(), ...serving?.readiness }
 

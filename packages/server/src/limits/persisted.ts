@@ -9,7 +9,9 @@ const FLUSH_INTERVAL_MS = 1000
 
 /**
  * The embedded default's counters: in this process's memory (one atomic step per request, no
- * promise), written to the file every second and at close, a ban the moment it starts. A
+ * promise), written to the file every second and at close, a ban the moment it starts. Rows
+ * forgotten in memory (an address past the cap, a window that has ended) are deleted from the
+ * file in the same write, so the file stays as bounded as memory. A
  * restart keeps the day's usage and every ban. Unban requests that `keys unban` leaves in the
  * file from another process are applied within a second.
  */
@@ -22,11 +24,15 @@ export class PersistedCounterStore implements CounterStore {
   #timer: NodeJS.Timeout | undefined
 
   /** The file is opened on first use, once the serving process has applied its migrations. */
-  constructor(openFile: () => CounterFile, clock: Clock, onError: (error: unknown) => void) {
+  constructor(openFile: () => CounterFile, clock: Clock, options: { maxAddresses: number; onError: (error: unknown) => void }) {
     this.#openFile = openFile
     this.#clock = clock
-    this.#onError = onError
-    this.#memory = new MemoryCounterStore({ onBanChange: (row) => this.#guard(() => this.#file?.save([row], { fsync: true })) })
+    this.#onError = options.onError
+    this.#memory = new MemoryCounterStore({
+      maxAddresses: options.maxAddresses,
+      trackChanges: true,
+      onBanChange: (row) => this.#guard(() => this.#file?.save([row], { fsync: true }))
+    })
   }
 
   /** The counters, restored from the file and flushed to it every second from the first use on. */
@@ -64,8 +70,10 @@ export class PersistedCounterStore implements CounterStore {
     if (file === undefined) return
     this.#guard(() => {
       for (const subject of file.takeUnbanRequests()) void this.#memory.unban(subject)
-      file.save(this.#memory.takeDirty(), { fsync: false })
       this.#memory.prune(this.#clock.now())
+      // The file holds what memory holds: forgotten addresses and ended windows leave it too.
+      const { rows, forgotten } = this.#memory.takeChanges()
+      file.save(rows, { fsync: false, forget: forgotten })
     })
   }
 
