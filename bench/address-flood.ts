@@ -10,16 +10,19 @@ import { fileURLToPath } from 'node:url'
 import { freePort, waitFor200 } from './lib/http.ts'
 import { canPin, killAllChildren, pinSelf, runCommand, startChild, stopChild, type Core } from './lib/processes.ts'
 import { readMemory } from './lib/rss.ts'
-import { CURRENT } from './lib/targets.ts'
+import { checkoutAt, CURRENT } from './lib/targets.ts'
 
 const { values: options } = parseArgs({
   options: {
     first: { type: 'string', default: '200000' },
     second: { type: 'string', default: '600000' },
     'max-addresses': { type: 'string' },
-    out: { type: 'string' }
+    out: { type: 'string' },
+    // Another checkout's service (built), e.g. an older revision for a before/after.
+    root: { type: 'string' }
   }
 })
+const SERVICE = options.root === undefined ? CURRENT : checkoutAt(options.root)
 const SCRIPT = fileURLToPath(new URL('wrk/address-flood.lua', import.meta.url))
 const [serverCore, loadCore]: [Core, Core] = canPin() ? [0, 1] : [undefined, undefined]
 pinSelf(loadCore)
@@ -34,7 +37,7 @@ const env = {
   ...(options['max-addresses'] === undefined ? {} : { RATE_LIMIT_MAX_ADDRESSES: options['max-addresses'] })
 }
 const cli = async (args: string[]) => {
-  const run = await runCommand(process.execPath, [CURRENT.bin, ...args], { env, timeoutMs: 60_000, cwd: CURRENT.root })
+  const run = await runCommand(process.execPath, [SERVICE.bin, ...args], { env, timeoutMs: 60_000, cwd: SERVICE.root })
   if (run.code !== 0) throw new Error(`animal-store ${args.join(' ')}: ${run.stderr}`)
   return run.stdout
 }
@@ -87,10 +90,10 @@ try {
   ).key
   const port = await freePort()
   const origin = `http://127.0.0.1:${port}`
-  const server = startChild('service', process.execPath, [...CURRENT.nodeFlags, CURRENT.bin, 'serve'], {
+  const server = startChild('service', process.execPath, [...SERVICE.nodeFlags, SERVICE.bin, 'serve'], {
     core: serverCore,
     env: { ...env, PORT: String(port) },
-    cwd: CURRENT.root
+    cwd: SERVICE.root
   })
   await waitFor200(origin, '/v1/pets?limit=20', key, { timeoutMs: 30_000, intervalMs: 20, exited: server.exited })
   const settle = () => new Promise((resolve) => setTimeout(resolve, 2500)) // a counter flush or two
