@@ -35,7 +35,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // One line per request, written by the request log, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestId,
-    trustProxy: config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: config.timeouts.requestMs,
     keepAliveTimeout: config.timeouts.keepAliveMs,

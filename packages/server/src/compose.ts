@@ -110,7 +110,10 @@ async function composeServe(
   const tracing =
     config.tracing === undefined ? undefined : (await import('./compose/otel-tracing.ts')).createOtelTracing(config.tracing, API_VERSION)
   const redis = options.counters === undefined ? await openRedis(config) : undefined
-  const serving = options.counters === undefined ? servingCounters(redis, sqlite, { clock, logger, metrics }) : undefined
+  const serving =
+    options.counters === undefined
+      ? servingCounters(redis, sqlite, { clock, logger, metrics, maxAddresses: config.maxAddresses })
+      : undefined
   let counters = options.counters ?? serving!.counters
   if (tracing !== undefined && redis !== undefined) counters = tracedCounters(counters, tracing)
   const readiness: Record<string, ReadinessCheck> = { database: () => storage.ping(), ...serving?.readiness }

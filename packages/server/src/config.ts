@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { tracingConfig, type TracingConfig } from './base/tracing.ts'
+import { parseProxyList, type TrustedProxies } from './base/ip-address.ts'
 
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; pool: PostgresPoolConfig }
 
@@ -24,7 +25,12 @@ export interface Config {
   /** The `{base_url}` of SPEC.md, without a trailing slash; ends in `/v1`. */
   publicBaseUrl: string
   stagingBaseUrl: string | undefined
-  trustProxy: boolean
+  /** The proxies whose `X-Forwarded-For` entries name the client (TRUST_PROXY); undefined: none. */
+  trustProxy: TrustedProxies | undefined
+  /** IPv6 clients are limited per prefix of this many bits (RATE_LIMIT_IPV6_PREFIX). */
+  ipv6Prefix: number
+  /** The most client addresses whose counters are kept (RATE_LIMIT_MAX_ADDRESSES). */
+  maxAddresses: number
   logLevel: string
   banSeconds: number
   /** Rendered list pages kept in memory (PAGE_CACHE_ENTRIES; 0 keeps none). */
@@ -127,6 +133,19 @@ function redisCluster(raw: string | undefined, redisUrl: string | undefined): Re
   })
 }
 
+function trustProxy(raw: string | undefined): TrustedProxies | undefined {
+  if (raw === undefined || raw.trim() === '' || raw.trim() === '0') return undefined
+  if (/^[0-9]+$/.test(raw.trim()) && Number(raw) <= 100) return { hops: Number(raw) }
+  try {
+    return { list: parseProxyList(raw) }
+  } catch (error) {
+    throw new ConfigError(
+      `TRUST_PROXY=${JSON.stringify(raw)} is invalid (${JSON.stringify((error as Error).message)}): ` +
+        'expected a hop count from 0 to 100 or a comma-separated list of proxy addresses/CIDRs, e.g. 1 or 10.0.0.0/8,::1'
+    )
+  }
+}
+
 /** Environment to a typed, validated Config; the one place configuration is read. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535)
@@ -145,7 +164,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     redisKeyPrefix: env.REDIS_KEY_PREFIX === undefined || env.REDIS_KEY_PREFIX === '' ? 'animal-store:' : env.REDIS_KEY_PREFIX,
     publicBaseUrl: httpUrl(env, 'PUBLIC_BASE_URL') ?? `http://${urlHost}:${port}/v1`,
     stagingBaseUrl: httpUrl(env, 'STAGING_BASE_URL'),
-    trustProxy: env.TRUST_PROXY !== undefined && env.TRUST_PROXY !== '' && env.TRUST_PROXY !== '0' && env.TRUST_PROXY !== 'false',
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    ipv6Prefix: integer(env, 'RATE_LIMIT_IPV6_PREFIX', 64, 16, 128),
+    maxAddresses: integer(env, 'RATE_LIMIT_MAX_ADDRESSES', 100_000, 1, 100_000_000),
     logLevel,
     banSeconds: integer(env, 'RATE_LIMIT_BAN_SECONDS', 900, 1, 86_400 * 30),
     pageCacheEntries: integer(env, 'PAGE_CACHE_ENTRIES', 256, 0, 100_000),

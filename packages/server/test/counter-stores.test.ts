@@ -61,11 +61,10 @@ const FACTORIES: StoreFactory[] = [
       const storage = new SqliteStorage(join(tempDir(t), 'counters.db'), new ManualClock(T0))
       defer(t, () => storage.close())
       await storage.migrate()
-      const store = new PersistedCounterStore(
-        () => storage.counters,
-        new ManualClock(T0),
-        (error) => assert.fail(String(error))
-      )
+      const store = new PersistedCounterStore(() => storage.counters, new ManualClock(T0), {
+        maxAddresses: 100_000,
+        onError: (error) => assert.fail(String(error))
+      })
       defer(t, () => store.close())
       return store
     }
@@ -74,18 +73,19 @@ const FACTORIES: StoreFactory[] = [
   {
     name: 'redis behind the fallback',
     skip: redisReason ?? false,
-    open: async (t) => new FallbackCounterStore(await openRedis(t), quietEvents)
+    open: async (t) => new FallbackCounterStore(await openRedis(t), quietEvents, { maxAddresses: 100_000 })
   },
   { name: 'redis cluster (3 nodes)', skip: clusterSkip, open: (t) => openCluster(t) },
   {
     name: 'redis cluster behind the fallback',
     skip: clusterSkip,
-    open: async (t) => new FallbackCounterStore(await openCluster(t), quietEvents)
+    open: async (t) => new FallbackCounterStore(await openCluster(t), quietEvents, { maxAddresses: 100_000 })
   },
   {
     name: 'the fallback while redis is unreachable',
     skip: false,
-    open: async (t) => new FallbackCounterStore(await openRedis(t, `redis://127.0.0.1:${await freePort()}`), quietEvents)
+    open: async (t) =>
+      new FallbackCounterStore(await openRedis(t, `redis://127.0.0.1:${await freePort()}`), quietEvents, { maxAddresses: 100_000 })
   }
 ]
 

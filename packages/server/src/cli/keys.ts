@@ -137,7 +137,8 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
         if (values.json === true) json(updated)
         else
           process.stdout.write(
-            `Updated ${updated.id} (${updated.plan}, ${updated.limits.perMinute}/min, ${updated.limits.perDay}/day); every instance applies it within 5 seconds.\n`
+            `Updated ${updated.id} (${updated.plan}, ${updated.limits.perMinute}/min, ${updated.limits.perDay}/day); ` +
+              'every instance applies it within 5 seconds.\n'
           )
         return
       }

@@ -25,7 +25,7 @@ interface ServingCounters {
 export function servingCounters(
   redis: RedisCounterStore | undefined,
   sqlite: SqliteStorage | undefined,
-  { clock, logger, metrics }: { clock: Clock; logger: Logger; metrics: Metrics }
+  { clock, logger, metrics, maxAddresses }: { clock: Clock; logger: Logger; metrics: Metrics; maxAddresses: number }
 ): ServingCounters {
   if (redis !== undefined) {
     const fallback = new FallbackCounterStore(
@@ -34,7 +34,8 @@ export function servingCounters(
         degraded: (error) =>
           logger.error({ err: error }, 'redis unreachable: rate limits fall back to per-instance counters until it returns'),
         recovered: () => logger.warn('redis reachable again: rate limits are shared across instances again')
-      })
+      }),
+      { maxAddresses }
     )
     // A cluster that lost a slot's node still connects: its own state tells.
     const check: ReadinessCheck = async () =>
@@ -43,10 +44,10 @@ export function servingCounters(
   }
   if (sqlite !== undefined) {
     const onError = (error: unknown) => logger.error({ err: error }, 'could not persist rate-limit counters')
-    return { counters: new PersistedCounterStore(() => sqlite.counters, clock, onError), readiness: {} }
+    return { counters: new PersistedCounterStore(() => sqlite.counters, clock, { maxAddresses, onError }), readiness: {} }
   }
   logger.warn('no REDIS_URL with a PostgreSQL database: rate limits are per instance and reset on restart')
-  return { counters: new MemoryCounterStore(), readiness: {} }
+  return { counters: new MemoryCounterStore({ maxAddresses }), readiness: {} }
 }
 
 const NO_COUNTERS: CounterReader = {

@@ -3,7 +3,9 @@ import { andThen, type Maybe } from '../base/maybe.ts'
 import { ApiError } from '../domain/api-error.ts'
 import type { RateLimiter, Verdict } from '../limits/rate-limiter.ts'
 import type { ApiKeyRecord } from '../storage/types.ts'
+import type { Config } from '../config.ts'
 import type { AuthResult, Authenticator } from './auth.ts'
+import { ClientAddresses } from './client-address.ts'
 import { routeConfigOf } from './request-context.ts'
 import type { SpeculativeReads } from './speculative-reads.ts'
 
@@ -28,6 +30,7 @@ function isApiPath(url: string): boolean {
 export type ApiGuard = (request: FastifyRequest, reply: FastifyReply) => Maybe<void>
 
 export interface ApiGuardOptions {
+  config: Pick<Config, 'trustProxy' | 'ipv6Prefix'>
   authenticator: Authenticator
   limiter: RateLimiter
   /** When given, reads by keys in good standing start before their verdict arrives. */
@@ -50,13 +53,15 @@ function requireKey(request: FastifyRequest, auth: AuthResult): void {
  * request from the rate limit of the key or, without a valid key, of the client address (the
  * headers go on every /v1 response); refuse a route that needs a key without one.
  */
-export function createApiGuard({ authenticator, limiter, speculation }: ApiGuardOptions): ApiGuard {
+export function createApiGuard({ config, authenticator, limiter, speculation }: ApiGuardOptions): ApiGuard {
+  const addresses = new ClientAddresses(config.trustProxy, config.ipv6Prefix)
+  const addressOf = (request: FastifyRequest) => addresses.of(request.socket.remoteAddress, request.headers['x-forwarded-for'])
   const admit = (request: FastifyRequest, reply: FastifyReply, auth: AuthResult): Maybe<void> => {
     request.auth = auth
     if (auth.ok && routeConfigOf(request).consumesQuota === false) return undefined
     // Asked before the consume: a verdict that arrives at once must not count against its own request.
     const early = speculation !== undefined && auth.ok && speculation.mayStart(request, limiter.recentlyRefused(auth.key.id))
-    const verdict = limiter.check(auth.ok ? auth.key : undefined, request.ip)
+    const verdict = limiter.check(auth.ok ? auth.key : addressOf(request))
     if (early) {
       speculation.holdUntil(request, verdict)
       return undefined
@@ -66,12 +71,12 @@ export function createApiGuard({ authenticator, limiter, speculation }: ApiGuard
       requireKey(request, auth)
     })
   }
-  // The key store is down: still limit the request by its address, then answer the 503.
-  const unchecked = (request: FastifyRequest, reply: FastifyReply, error: unknown): Maybe<void> =>
-    andThen(limiter.check(undefined, request.ip), (verdict) => {
-      applyVerdict(reply, verdict)
-      throw error
-    })
+  // The key could not be looked up (its store is unreachable): the 503 says so, and spends
+  // neither the key's quota nor the address's, so a paying client is never refused as anonymous.
+  const unchecked = async (request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<void> => {
+    reply.headers(await limiter.addressHeaders(addressOf(request)))
+    throw error
+  }
 
   return (request, reply) => {
     if (!isApiPath(request.url)) return undefined

@@ -8,13 +8,14 @@ import type { ConsumeRequest, ConsumeResult, CounterStore, FallbackEvents, Remot
  */
 export class FallbackCounterStore implements CounterStore {
   readonly #primary: RemoteCounterStore
-  readonly #fallback = new MemoryCounterStore()
+  readonly #fallback: MemoryCounterStore
   readonly #events: FallbackEvents
   #degraded = false
 
-  constructor(primary: RemoteCounterStore, events: FallbackEvents) {
+  constructor(primary: RemoteCounterStore, events: FallbackEvents, options: { maxAddresses: number }) {
     this.#primary = primary
     this.#events = events
+    this.#fallback = new MemoryCounterStore({ maxAddresses: options.maxAddresses })
   }
 
   /** Running on per-instance counters now. */

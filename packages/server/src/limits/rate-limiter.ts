@@ -51,12 +51,13 @@ export class RateLimiter {
     this.#observer = options.observer
   }
 
-  /** Consumes one request for `key` (or, without one, for `address`). Synchronous when the store is. */
-  check(key: ApiKeyRecord | undefined, address: string): Maybe<Verdict> {
+  /** Consumes one request for a key, or for a client address (its address key). Synchronous when the store is. */
+  check(caller: ApiKeyRecord | string): Maybe<Verdict> {
+    const key = typeof caller === 'string' ? undefined : caller
     const limits = key === undefined ? ANONYMOUS_LIMITS : limitsOf(key)
     const now = this.#clock.now()
     const result = this.#store.consume({
-      subject: key === undefined ? addressSubject(address) : keySubject(key.id),
+      subject: key === undefined ? addressSubject(caller as string) : keySubject(key.id),
       limits,
       now,
       banThreshold: key === undefined ? null : limits.perMinute,
@@ -73,6 +74,17 @@ export class RateLimiter {
     return {
       status: rateLimitStatus(key.plan, limits, now, usage),
       headers: rateLimitHeaders(windowsAt(limits, now, usage.minuteUsed, usage.dayUsed), now)
+    }
+  }
+
+  /** The rate-limit headers of an address's window in force, taking nothing; none when its counters cannot be read. */
+  async addressHeaders(address: string): Promise<Record<string, string>> {
+    const now = this.#clock.now()
+    try {
+      const usage = await this.#store.usage(addressSubject(address), now)
+      return rateLimitHeaders(windowsAt(ANONYMOUS_LIMITS, now, usage.minuteUsed, usage.dayUsed), now)
+    } catch {
+      return {}
     }
   }
 

@@ -68,4 +68,5 @@ export interface FallbackEvents {
 }
 
 export const keySubject = (keyId: string) => `key:${keyId}`
-export const addressSubject = (address: string) => `ip:${address}`
+export const ADDRESS_PREFIX = 'ip:'
+export const addressSubject = (address: string) => ADDRESS_PREFIX + address

@@ -18,14 +18,16 @@ const ASSETS: Record<string, string> = {
 const INIT = `(function () {
   var nativeParse = JSON.parse
   function exactReviver(key, value, context) {
-    if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value) && context && /^-?[0-9]+$/.test(context.source)) {
+    var rounded = typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)
+    if (rounded && context && /^-?[0-9]+$/.test(context.source)) {
       var exact = BigInt(context.source)
       return exact === BigInt(value) ? value : exact
     }
     return value
   }
   JSON.parse = function (text, reviver) {
-    return reviver === undefined && typeof text === 'string' && /[0-9]{16}/.test(text) ? nativeParse(text, exactReviver) : nativeParse(text, reviver)
+    var exact = reviver === undefined && typeof text === 'string' && /[0-9]{16}/.test(text)
+    return exact ? nativeParse(text, exactReviver) : nativeParse(text, reviver)
   }
   BigInt.prototype.toJSON = function () { return JSON.rawJSON(this.toString()) }
 

@@ -148,11 +148,7 @@ export interface KeyStore {
   revoke(id: string, at: number): Promise<boolean>
   /** Sets `changes` on the key in one statement; returns the key as changed, or undefined when no key has this id. */
   update(id: string, changes: KeyChanges): Promise<ApiKeyRecord | undefined>
-  /**
-   * In one statement: the current secret becomes the previous one, valid until `previousExpiresAt`
-   * (replacing any earlier previous one), and `secretHash` the current one; returns the key, or
-   * undefined when no key has this id.
-   */
+  /** In one statement: the current secret becomes the previous one (valid until `previousExpiresAt`), `secretHash` the new one. */
   rotate(id: string, rotation: { secretHash: string; prefix: string; previousExpiresAt: number }): Promise<ApiKeyRecord | undefined>
 }
 
@@ -187,12 +183,15 @@ export interface CounterRow {
 
 /** Where the embedded store keeps its counters, so a restart keeps the day's usage and every ban. */
 export interface CounterFile {
-  /** Rows still meaningful at `now`: usage of the day that starts at `dayStart`, and unexpired bans. */
+  /** Rows still meaningful at `now`: usage of the day that starts at `dayStart`, and unexpired bans; deletes the rest. */
   load(dayStart: number, now: number): CounterRow[]
   /** The row of `subject`, if any. */
   find(subject: string): CounterRow | undefined
-  /** Upserts `rows` in one transaction; with `fsync`, returns once they survive a power loss. */
-  save(rows: CounterRow[], options: { fsync: boolean }): void
+  /**
+   * In one transaction deletes the rows of `forget`, then upserts `rows`; with `fsync`, returns
+   * once they survive a power loss.
+   */
+  save(rows: CounterRow[], options: { fsync: boolean; forget?: string[] }): void
   /** From any process: lifts the ban in the file and leaves a request for the serving process. */
   requestUnban(subject: string, at: number): void
   /** Unban requests left since the last call, removed as they are taken. */

@@ -7,7 +7,9 @@ import type { PostgresPool } from './pool.ts'
 const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::int8 AS ${column}`
 const fromMs = (param: string) => `(timestamptz 'epoch' + ${param}::int8 * interval '1 millisecond')`
 
-const KEY_COLUMNS = `id, prefix, name, plan, per_minute, per_day, ${ms('created_at')}, ${ms('expires_at')}, ${ms('revoked_at')}, ${ms('previous_secret_expires_at')}`
+const KEY_COLUMNS =
+  `id, prefix, name, plan, per_minute, per_day, ${ms('created_at')}, ${ms('expires_at')}, ${ms('revoked_at')}, ` +
+  ms('previous_secret_expires_at')
 
 // Limits and millisecond times were safe integers when written, so Number() is exact here.
 const toKey = (row: KeyRow<string>): ApiKeyRecord => keyFromRow(row, Number)

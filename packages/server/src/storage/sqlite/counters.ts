@@ -31,6 +31,7 @@ export class SqliteCounterFile implements CounterFile {
   readonly #db: DatabaseSync
   readonly #upsert: StatementSync
   readonly #select: StatementSync
+  readonly #delete: StatementSync
   readonly #synchronous: StatementSync
 
   constructor(db: DatabaseSync) {
@@ -41,6 +42,7 @@ export class SqliteCounterFile implements CounterFile {
         refusals = excluded.refusals, day_start = excluded.day_start, day_used = excluded.day_used,
         banned_until = excluded.banned_until`)
     this.#select = db.prepare(`SELECT ${COLUMNS} FROM rate_limit_counters WHERE subject = ?`)
+    this.#delete = db.prepare('DELETE FROM rate_limit_counters WHERE subject = ?')
   }
 
   /**
@@ -49,12 +51,13 @@ export class SqliteCounterFile implements CounterFile {
    * process at once and reach the disk with the next fsync of the file (a create or a
    * checkpoint), and the event loop, which every request in flight shares, does not wait on the disk.
    */
-  save(rows: CounterRow[], { fsync }: { fsync: boolean }): void {
-    if (rows.length === 0) return
+  save(rows: CounterRow[], { fsync, forget = [] }: { fsync: boolean; forget?: string[] }): void {
+    if (rows.length === 0 && forget.length === 0) return
     const synchronous = fsync ? undefined : (this.#synchronous.get() as { synchronous: number }).synchronous
     if (synchronous !== undefined) this.#db.exec('PRAGMA synchronous = NORMAL')
     try {
       this.#transaction(() => {
+        for (const subject of forget) this.#delete.run(subject)
         for (const r of rows) this.#upsert.run(r.subject, r.minuteStart, r.minuteUsed, r.refusals, r.dayStart, r.dayUsed, r.bannedUntil)
       })
     } finally {
@@ -64,6 +67,10 @@ export class SqliteCounterFile implements CounterFile {
   }
 
   load(dayStart: number, now: number): CounterRow[] {
+    // Once, at start-up: rows of windows that ended while no server ran.
+    this.#db
+      .prepare('DELETE FROM rate_limit_counters WHERE day_start < ? AND (banned_until IS NULL OR banned_until <= ?)')
+      .run(dayStart, now)
     const rows = this.#db
       .prepare(`SELECT ${COLUMNS} FROM rate_limit_counters WHERE day_start >= ? OR banned_until > ?`)
       .all(dayStart, now) as unknown as Row[]
