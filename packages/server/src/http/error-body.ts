@@ -49,10 +49,11 @@ function rawErrorResponse(code: ErrorCode, message: string, id: string): string 
 export function writeClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return
   answered.add(socket)
-  // The request's answer is already on its way (a refusal sent while the body, now found
-  // malformed, was arriving): it is the answer; only the drain bounds are left to apply.
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent: boolean } | null })._httpMessage
-  if (inFlight?.headersSent === true || !socket.writable) {
+  // The answer to the request is on its way and closes the connection (a refusal sent while
+  // the body, now found malformed, was arriving): it is the last answer; only the drain is left.
+  // Behind a kept-alive answer the bytes are a next request, answered like any other.
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
+  if (!socket.writable || (inFlight?.headersSent === true && inFlight.getHeader('connection') === 'close')) {
     drainWithin(socket)
     return
   }
