@@ -195,6 +195,32 @@ describe('a refused request is answered, not read', { concurrency: true }, () =>
       Array.from({ length: 40 }, () => '413')
     )
   })
+
+  test('fetch clients sending 1 MiB and 8 MiB bodies receive their 413 every time (10 + 10)', async (t) => {
+    const app = await startApp(t)
+    const key = await app.key({ plan: 'enterprise', perMinute: 1000, perDay: 1000 })
+    const outcomes: string[] = []
+    for (const size of [1 * MiB, 8 * MiB]) {
+      for (let i = 0; i < 10; i++) {
+        try {
+          const response = await app.fetch('/v1/pets', {
+            key,
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: Buffer.alloc(size, 0x20)
+          })
+          await response.arrayBuffer()
+          outcomes.push(String(response.status))
+        } catch (error) {
+          outcomes.push(String((error as { cause?: { code?: string } }).cause?.code ?? error))
+        }
+      }
+    }
+    assert.deepEqual(
+      outcomes,
+      Array.from({ length: 20 }, () => '413')
+    )
+  })
 })
 
 describe("what Node's parser would answer bare gets an Error body", { concurrency: true }, () => {
