@@ -263,6 +263,16 @@ describe("what Node's parser would answer bare gets an Error body", { concurrenc
     assert.deepEqual(JSON.parse(answer.body), { status: 'ok' })
   })
 
+  test('bad bytes pipelined behind a create: the create gets its own answer, which closes the connection', async (t) => {
+    const app = await startApp(t)
+    const key = await app.key()
+    const body = '{"name":"Rex","categoryId":1}'
+    const head = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`
+    const answer = await rawExchange(app, `${head}${body}GARBAGE GARBAGE\r\n\r\n`)
+    assert.equal(answer?.status, 201, 'the create is answered as a create, not with the 400 of the bytes behind it')
+    assert.equal(answer.headers.get('connection'), 'close')
+  })
+
   test('an HTTP/1.0 request needs no Host', async (t) => {
     const app = await startApp(t)
     const answer = await rawExchange(app, 'GET /healthz HTTP/1.0\r\n\r\n')
