@@ -195,6 +195,32 @@ describe('a refused request is answered, not read', { concurrency: true }, () =>
       Array.from({ length: 40 }, () => '413')
     )
   })
+
+  test('fetch clients sending 1 MiB and 8 MiB bodies receive their 413 every time (10 + 10)', async (t) => {
+    const app = await startApp(t)
+    const key = await app.key({ plan: 'enterprise', perMinute: 1000, perDay: 1000 })
+    const outcomes: string[] = []
+    for (const size of [1 * MiB, 8 * MiB]) {
+      for (let i = 0; i < 10; i++) {
+        try {
+          const response = await app.fetch('/v1/pets', {
+            key,
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: Buffer.alloc(size, 0x20)
+          })
+          await response.arrayBuffer()
+          outcomes.push(String(response.status))
+        } catch (error) {
+          outcomes.push(String((error as { cause?: { code?: string } }).cause?.code ?? error))
+        }
+      }
+    }
+    assert.deepEqual(
+      outcomes,
+      Array.from({ length: 20 }, () => '413')
+    )
+  })
 })
 
 describe("what Node's parser would answer bare gets an Error body", { concurrency: true }, () => {
@@ -235,6 +261,16 @@ describe("what Node's parser would answer bare gets an Error body", { concurrenc
     const answer = await rawExchange(app, 'GET /healthz HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n')
     assert.equal(answer?.status, 200)
     assert.deepEqual(JSON.parse(answer.body), { status: 'ok' })
+  })
+
+  test('bad bytes pipelined behind a create: the create gets its own answer, which closes the connection', async (t) => {
+    const app = await startApp(t)
+    const key = await app.key()
+    const body = '{"name":"Rex","categoryId":1}'
+    const head = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`
+    const answer = await rawExchange(app, `${head}${body}GARBAGE GARBAGE\r\n\r\n`)
+    assert.equal(answer?.status, 201, 'the create is answered as a create, not with the 400 of the bytes behind it')
+    assert.equal(answer.headers.get('connection'), 'close')
   })
 
   test('an HTTP/1.0 request needs no Host', async (t) => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '@animal-store/contract'
-import { closeAfterAnswer, drainWithin, endAndDrain, hasUnreadBody } from './lingering-close.ts'
+import { closeAfterAnswer, drainAfter, drainWithin, endAndDrain, hasUnreadBody } from './lingering-close.ts'
 import { requestId } from './request-context.ts'
 
 export function errorBody(code: ErrorCode, message: string): ErrorBody {
@@ -49,10 +49,17 @@ function rawErrorResponse(code: ErrorCode, message: string, id: string): string 
 export function writeClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return
   answered.add(socket)
-  // The request's answer is already on its way (a refusal sent while the body, now found
-  // malformed, was arriving): it is the answer; only the drain bounds are left to apply.
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent: boolean } | null })._httpMessage
-  if (inFlight?.headersSent === true || !socket.writable) {
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
+  // The answer to an earlier, complete request is being made (bad bytes pipelined behind a
+  // create): it goes first and closes the connection, so its client never takes this 400 for it.
+  if (socket.writable && inFlight?.headersSent === false && inFlight.req.complete) {
+    drainAfter(inFlight, socket)
+    return
+  }
+  // The answer is out and closes the connection (a refusal sent while the body, now found
+  // malformed, was arriving): it is the last answer; only the drain is left. Behind a kept-alive
+  // answer the bytes are a next request, answered like any other.
+  if (!socket.writable || (inFlight?.headersSent === true && inFlight.getHeader('connection') === 'close')) {
     drainWithin(socket)
     return
   }

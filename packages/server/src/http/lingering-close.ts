@@ -64,9 +64,28 @@ export function endAndDrain(socket: Socket, answer: string): void {
 
 /** What the client still sends on a socket whose answer is written or on its way: read within the bounds, then the socket destroyed. */
 export function drainWithin(socket: Socket): void {
+  limitReads(socket)
+  closeWithin(socket, LINGER_MAX_MS)
+}
+
+/** From now on, at most the byte bound more is read from the socket. */
+function limitReads(socket: Socket): void {
   const start = socket.bytesRead
   socket.on('data', () => {
     if (socket.bytesRead - start > LINGER_MAX_BYTES) socket.pause()
   })
-  closeWithin(socket, LINGER_MAX_MS)
+}
+
+/**
+ * The answer still being made for an earlier request on the socket goes out first, and closes
+ * the connection; reads are bounded meanwhile, and the drain deadline runs from its end.
+ */
+export function drainAfter(response: ServerResponse, socket: Socket): void {
+  if (!response.headersSent) response.setHeader('connection', 'close')
+  limitReads(socket)
+  response.once('finish', () => {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- the very function destroySoon registered
+    socket.removeListener('finish', socket.destroy)
+    closeWithin(socket, LINGER_MAX_MS)
+  })
 }
