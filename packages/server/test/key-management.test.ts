@@ -247,7 +247,7 @@ for (const { backend, skip } of await suiteBackends()) {
       await assertError(await call(first, '/v1/rate_limit?verbose=1', key.key), 'validation_failed', 'verbose')
       const post = await fetch(`${first.origin}/v1/rate_limit`, { method: 'POST', headers: { authorization: `Bearer ${key.key}` } })
       await assertError(post, 'method_not_allowed')
-      assert.equal(post.headers.get('allow'), 'GET, HEAD')
+      assert.equal(post.headers.get('allow'), 'GET, HEAD, OPTIONS')
     })
 
     test('every bad input of keys update, rotate and usage exits non-zero, one clear line, and changes nothing', async (t) => {
