@@ -21,9 +21,9 @@ function run(args: string[], options: { cwd: string; env?: Record<string, string
   })
 }
 
-/** The README's recipe: the TypeScript block after `<!-- int64-recipe -->`. */
+/** The client README's recipe: the TypeScript block after `<!-- int64-recipe -->`. */
 function readmeRecipe(): string {
-  const readme = readFileSync(`${ROOT}README.md`, 'utf8')
+  const readme = readFileSync(`${ROOT}packages/client/README.md`, 'utf8')
   const block = /<!-- int64-recipe -->\n```ts\n([\s\S]*?)```/.exec(readme)
   assert.ok(block, 'the README has the int64 recipe')
   return block[1]!
