@@ -72,14 +72,24 @@ export class MemoryCounterStore implements CounterStore {
     const isAddress = subject.startsWith(ADDRESS_PREFIX)
     const row = isAddress ? this.#addresses.see(subject) : this.#keys.get(subject)
     if (row !== undefined) return row
-    const created: CounterRow = { subject, minuteStart, minuteUsed: 0, refusals: 0, dayStart, dayUsed: 0, bannedUntil: null }
-    if (isAddress) {
-      if (this.#addresses.size >= this.#maxAddresses) this.#forget(this.#addresses, this.#addresses.oldest()!.key)
-      this.#addresses.add(subject, created)
-    } else {
-      this.#keys.set(subject, created)
-    }
     this.#forgotten?.delete(subject)
+    if (isAddress && this.#addresses.size >= this.#maxAddresses) {
+      const forgotten = this.#addresses.oldest()!.key
+      this.#dirty?.delete(forgotten)
+      this.#forgotten?.add(forgotten)
+      return Object.assign(this.#addresses.recycleOldest(subject), {
+        subject,
+        minuteStart,
+        minuteUsed: 0,
+        refusals: 0,
+        dayStart,
+        dayUsed: 0,
+        bannedUntil: null
+      })
+    }
+    const created: CounterRow = { subject, minuteStart, minuteUsed: 0, refusals: 0, dayStart, dayUsed: 0, bannedUntil: null }
+    if (isAddress) this.#addresses.add(subject, created)
+    else this.#keys.set(subject, created)
     return created
   }
 

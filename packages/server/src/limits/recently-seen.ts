@@ -43,6 +43,23 @@ export class RecentlySeen<V> {
     this.#append(entry)
   }
 
+  /**
+   * Gives the least recently seen entry a new key and makes it the most recently seen; returns
+   * its value for the caller to reuse. A full table under a flood of new keys then allocates
+   * nothing long-lived per key, which keeps V8's old generation from growing with the churn.
+   */
+  recycleOldest(key: string): V {
+    const entry = this.#oldest!
+    this.#entries.delete(entry.key)
+    entry.key = key
+    this.#entries.set(key, entry)
+    if (entry !== this.#newest) {
+      this.#unlink(entry)
+      this.#append(entry)
+    }
+    return entry.value
+  }
+
   /** The least recently seen key and value. */
   oldest(): { key: string; value: V } | undefined {
     return this.#oldest
