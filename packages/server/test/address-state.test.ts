@@ -162,7 +162,9 @@ describe('a flood of new addresses', () => {
     t.diagnostic(
       `3,000 more addresses: heap ${(heapGrowth / 1024).toFixed(0)} KB, file ${(byteGrowth / 1024).toFixed(0)} KB, WAL ${wal} bytes`
     )
-    assert.ok(heapGrowth < 1024 * 1024, `heap grew ${heapGrowth} bytes`)
+    // The test's own HTTP client shares this heap, so only gross growth is refused here (the table's
+    // exact bound is asserted above through the file, and in memory by the first suite).
+    assert.ok(heapGrowth < 8 * 1024 * 1024, `heap grew ${heapGrowth} bytes`)
     assert.ok(byteGrowth <= 64 * 1024, `the file grew ${byteGrowth} bytes`)
     // The WAL is reused from its start after each automatic checkpoint (1000 pages).
     assert.ok(wal < 6 * 1024 * 1024, `the WAL holds ${wal} bytes`)

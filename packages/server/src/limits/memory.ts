@@ -1,5 +1,6 @@
 import { DAY_MS, MINUTE_MS, windowStart } from '../domain/rate-limit-policy.ts'
 import type { CounterRow } from '../storage/types.ts'
+import { RecentlySeen } from './recently-seen.ts'
 import { ADDRESS_PREFIX, type ConsumeRequest, type ConsumeResult, type CounterStore, type SubjectUsage } from './types.ts'
 
 /** What a stored row means at `now`: counts of windows that have ended are zero, an ended ban is none. */
@@ -30,13 +31,13 @@ export interface CounterChanges {
 /**
  * Counters in this process's memory. `consume` runs to completion without yielding, so it
  * is atomic by construction. Keys' rows are bounded by the keys issued; addresses' rows by
- * `maxAddresses`, kept in a Map in least-recently-seen order (a request moves its address to
- * the end, a new address past the cap drops the first): O(1) per request, never a walk. A
+ * `maxAddresses`, kept in least-recently-seen order (a request moves its address to the
+ * end, a new address past the cap drops the first): O(1) per request, never a walk. A
  * forgotten address starts afresh when it is seen again, as with nginx's `limit_req_zone`.
  */
 export class MemoryCounterStore implements CounterStore {
   readonly #keys = new Map<string, CounterRow>()
-  readonly #addresses = new Map<string, CounterRow>()
+  readonly #addresses = new RecentlySeen<CounterRow>()
   readonly #maxAddresses: number
   readonly #dirty: Set<string> | undefined
   readonly #forgotten: Set<string> | undefined
@@ -57,10 +58,10 @@ export class MemoryCounterStore implements CounterStore {
   }
 
   #find(subject: string): CounterRow | undefined {
-    return this.#keys.get(subject) ?? this.#addresses.get(subject)
+    return this.#keys.get(subject) ?? this.#addresses.peek(subject)
   }
 
-  #forget(map: Map<string, CounterRow>, subject: string): void {
+  #forget(map: { delete(subject: string): unknown }, subject: string): void {
     map.delete(subject)
     this.#dirty?.delete(subject)
     this.#forgotten?.add(subject)
@@ -69,19 +70,26 @@ export class MemoryCounterStore implements CounterStore {
   /** The subject's row, created or moved to the most recently seen end. */
   #touch(subject: string, minuteStart: number, dayStart: number): CounterRow {
     const isAddress = subject.startsWith(ADDRESS_PREFIX)
-    const map = isAddress ? this.#addresses : this.#keys
-    const row = map.get(subject)
-    if (row !== undefined) {
-      if (isAddress) {
-        map.delete(subject)
-        map.set(subject, row)
-      }
-      return row
-    }
-    if (isAddress && map.size >= this.#maxAddresses) this.#forget(map, map.keys().next().value!)
-    const created: CounterRow = { subject, minuteStart, minuteUsed: 0, refusals: 0, dayStart, dayUsed: 0, bannedUntil: null }
-    map.set(subject, created)
+    const row = isAddress ? this.#addresses.see(subject) : this.#keys.get(subject)
+    if (row !== undefined) return row
     this.#forgotten?.delete(subject)
+    if (isAddress && this.#addresses.size >= this.#maxAddresses) {
+      const forgotten = this.#addresses.oldest()!.key
+      this.#dirty?.delete(forgotten)
+      this.#forgotten?.add(forgotten)
+      return Object.assign(this.#addresses.recycleOldest(subject), {
+        subject,
+        minuteStart,
+        minuteUsed: 0,
+        refusals: 0,
+        dayStart,
+        dayUsed: 0,
+        bannedUntil: null
+      })
+    }
+    const created: CounterRow = { subject, minuteStart, minuteUsed: 0, refusals: 0, dayStart, dayUsed: 0, bannedUntil: null }
+    if (isAddress) this.#addresses.add(subject, created)
+    else this.#keys.set(subject, created)
     return created
   }
 
@@ -164,9 +172,9 @@ export class MemoryCounterStore implements CounterStore {
    */
   prune(now: number): void {
     const today = windowStart(now, DAY_MS)
-    for (const [subject, row] of this.#addresses) {
-      if (row.dayStart >= today) break
-      if (!this.#dirty?.has(subject)) this.#forget(this.#addresses, subject)
+    for (let oldest = this.#addresses.oldest(); oldest !== undefined; oldest = this.#addresses.oldest()) {
+      if (oldest.value.dayStart >= today || this.#dirty?.has(oldest.key) === true) break
+      this.#forget(this.#addresses, oldest.key)
     }
     if (this.#keysPrunedFor === today) return
     this.#keysPrunedFor = today
