@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
 import { join } from 'node:path'
 import { describe, test, type TestContext } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import type { RateLimitStatus } from '@animal-store/contract'
 import { assertError } from './helpers/assertions.ts'
 import { postgresBackend, sqliteBackend, suiteBackends, type Backend } from './helpers/backends.ts'
-import { runCli, startServe } from './helpers/cli.ts'
+import { runCli, killServes, startServe } from './helpers/cli.ts'
 import { createSchema } from './helpers/postgres.ts'
 import { redisPrefix, TEST_REDIS_URL } from './helpers/redis.ts'
 import { freePort, tempDir } from './helpers/temp.ts'
@@ -39,13 +38,7 @@ async function deploy(t: TestContext, backend: Backend): Promise<Deployment> {
   assert.equal((await runCli(['migrate'], env)).code, 0)
   const instances: Instance[] = []
   t.after(async () => {
-    await Promise.all(
-      instances.map(async ({ child }) => {
-        if (child.exitCode !== null || child.signalCode !== null) return
-        child.kill('SIGKILL')
-        await once(child, 'exit')
-      })
-    )
+    await killServes(instances)
   })
   for (let i = 0; i < (backend === postgresBackend ? 2 : 1); i++) {
     const port = await freePort()

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
 import { describe, test } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { assertError } from './helpers/assertions.ts'
 import { backendSkip, postgresBackend } from './helpers/backends.ts'
-import { runCli, startServe } from './helpers/cli.ts'
+import { runCli, killServes, startServe } from './helpers/cli.ts'
 import { createSchema } from './helpers/postgres.ts'
 import { redisPrefix, TEST_REDIS_URL } from './helpers/redis.ts'
 import { nextLink } from './helpers/links.ts'
@@ -34,13 +33,7 @@ describe('two serve processes on one PostgreSQL and one Redis', { skip }, () => 
     const instances: Instance[] = []
     // Registered first so it runs first: stop the processes, then drop what they used.
     t.after(async () => {
-      await Promise.all(
-        instances.map(async ({ child }) => {
-          if (child.exitCode !== null || child.signalCode !== null) return
-          child.kill('SIGKILL')
-          await once(child, 'exit')
-        })
-      )
+      await killServes(instances)
       await schema.drop()
     })
     const env = { DATABASE_URL: schema.url, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix(t) }

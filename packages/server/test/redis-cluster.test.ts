@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
 import { describe, test } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { backendSkip, postgresBackend } from './helpers/backends.ts'
-import { runCli, startServe } from './helpers/cli.ts'
+import { runCli, killServes, startServe } from './helpers/cli.ts'
 import { createSchema } from './helpers/postgres.ts'
 import { redisClusterSkip, startRedisCluster } from './helpers/redis-cluster.ts'
 import { freePort } from './helpers/temp.ts'
@@ -20,13 +19,7 @@ describe('two serve processes on one PostgreSQL and a 3-node Redis Cluster', { s
     const instances: Instance[] = []
     // Registered first so it runs first: stop the processes, then what they used.
     t.after(async () => {
-      await Promise.all(
-        instances.map(async ({ child }) => {
-          if (child.exitCode !== null || child.signalCode !== null) return
-          child.kill('SIGKILL')
-          await once(child, 'exit')
-        })
-      )
+      await killServes(instances)
       await cluster.stop()
       await schema.drop()
     })

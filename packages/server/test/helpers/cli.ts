@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { recordIssuedKey, recordProcessOutput } from './logs.ts'
 import { until } from './wait.ts'
@@ -79,4 +80,15 @@ export async function startServe(
     throw new Error(`serve did not start: ${(error as Error).message}\n${output}`, { cause: error })
   }
   return { child, output: () => output, exited }
+}
+
+/** SIGKILLs the serve processes still running and waits for each to exit. */
+export async function killServes(serves: readonly { child: ChildProcess }[]): Promise<void> {
+  await Promise.all(
+    serves.map(async ({ child }) => {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      child.kill('SIGKILL')
+      await once(child, 'exit')
+    })
+  )
 }
