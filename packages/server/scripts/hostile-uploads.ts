@@ -10,51 +10,23 @@
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { request } from 'node:http'
-import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { uploadUntilClosed } from '../test/helpers/raw-upload.ts'
+import { freePort } from '../test/helpers/temp.ts'
 
 const MiB = 1024 * 1024
 const here = import.meta.dirname
 const bin = join(here, '..', 'bin', 'animal-store.js')
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 const rchar = (pid: number) => Number(/^rchar:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/io`, 'latin1'))?.[1])
 const rssMiB = (pid: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1]) / 1024
 
 /** A keyless POST declaring `declared` bytes, written until the server closes; resolves with the bytes written and ms. */
-function keylessUpload(port: number, declared: number): Promise<{ written: number; ms: number; answer: string }> {
-  return new Promise((resolve) => {
-    const started = performance.now()
-    // Half-open allowed: the server's FIN does not stop it; it writes until the server closes.
-    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true })
-    const chunk = Buffer.alloc(64 * 1024, 0x61)
-    let written = 0
-    let answer = ''
-    let open = true
-    const pump = () => {
-      while (open && written < declared) {
-        written += chunk.length
-        if (!socket.write(chunk)) return void socket.once('drain', pump)
-      }
-    }
-    socket.on('data', (data: Buffer) => (answer += data.toString('latin1')))
-    socket.on('error', () => undefined)
-    socket.on('close', () => {
-      open = false
-      resolve({ written, ms: performance.now() - started, answer: answer.split('\r\n')[0] ?? '' })
-    })
-    socket.write(`POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`)
-    pump()
-  })
+async function keylessUpload(port: number, declared: number): Promise<{ written: number; ms: number; answer: string }> {
+  const head = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`
+  const upload = await uploadUntilClosed(port, head, declared)
+  return { ...upload, answer: upload.answer.split('\r\n')[0] ?? '' }
 }
 
 /** One POST of `size` bytes through node:http; resolves with the status seen, or the error code. */

@@ -8,6 +8,7 @@ import { LINGER_MAX_BYTES } from '../src/http/lingering-close.ts'
 import { postJson, startApp, type TestApp } from './helpers/app.ts'
 import { assertError } from './helpers/assertions.ts'
 import { LOG_DIR } from './helpers/logs.ts'
+import { uploadUntilClosed } from './helpers/raw-upload.ts'
 import { until } from './helpers/wait.ts'
 
 const MiB = 1024 * 1024
@@ -30,31 +31,12 @@ interface Upload {
  * bytes until the server closes the connection. The head gets a Content-Length unless it is
  * chunked or already ends with its blank line.
  */
-function hostileUpload(app: TestApp, head: string, declared: number): Promise<Upload> {
-  const { port } = new URL(app.origin)
-  return new Promise((resolve) => {
-    const socket = connect({ port: Number(port), host: '127.0.0.1', allowHalfOpen: true })
-    const chunk = Buffer.alloc(64 * 1024, 0x61)
-    let written = 0
-    let answer = ''
-    let open = true
-    const pump = () => {
-      while (open && written < declared) {
-        written += chunk.length
-        if (!socket.write(chunk)) return void socket.once('drain', pump)
-      }
-    }
-    socket.on('data', (data: Buffer) => (answer += data.toString('utf8')))
-    socket.on('error', () => undefined)
-    socket.on('close', () => {
-      open = false
-      const [first = '', body = ''] = answer.split('\r\n\r\n')
-      resolve({ head: first.toLowerCase(), body })
-    })
-    const framing = head.includes('Transfer-Encoding') ? '' : `Content-Length: ${declared}\r\n`
-    socket.write(head.endsWith('\n\n') ? head.replaceAll('\n', '\r\n') : `${head.replaceAll('\n', '\r\n')}${framing}\r\n`)
-    pump()
-  })
+async function hostileUpload(app: TestApp, head: string, declared: number): Promise<Upload> {
+  const framing = head.includes('Transfer-Encoding') ? '' : `Content-Length: ${declared}\r\n`
+  const framed = head.endsWith('\n\n') ? head.replaceAll('\n', '\r\n') : `${head.replaceAll('\n', '\r\n')}${framing}\r\n`
+  const { answer } = await uploadUntilClosed(Number(new URL(app.origin).port), framed, declared)
+  const [first = '', body = ''] = answer.split('\r\n\r\n')
+  return { head: first.toLowerCase(), body }
 }
 
 /** One request through node:http; resolves with the status it saw, or the error code it met first. */
