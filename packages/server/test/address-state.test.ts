@@ -81,6 +81,35 @@ describe('bounded per-address state', () => {
     assert.equal(await used(reopened, 'ip:198.51.0.0'), 0)
   })
 
+  test('an address forgotten and seen again between two flushes keeps its row, however many rows the flush writes', async (t) => {
+    const path = join(tempDir(t), 'counters.db')
+    const clock = new ManualClock(T0)
+    const store = await persisted(t, path, clock, 600)
+    const has = (subject: string) => {
+      const db = new DatabaseSync(path, { readOnly: true })
+      try {
+        return db.prepare('SELECT 1 FROM rate_limit_counters WHERE subject = ?').get(subject) !== undefined
+      } finally {
+        db.close()
+      }
+    }
+    const old = (i: number) => `ip:198.51.${i >> 8}.${i & 255}`
+    const fresh = (i: number) => `ip:203.0.${i >> 8}.${i & 255}`
+    for (let i = 0; i < 600; i++) store.consume(request(old(i)))
+    await until(() => has(old(599)), { timeoutMs: 5000, what: 'the first flush' })
+    // old(0), seen again, is the last of the 600 old addresses a flood of 600 new ones forgets:
+    // its delete comes after the first 500-row chunk of the next flush. Seen once more, it
+    // takes the row of fresh(0), written in that first chunk.
+    store.consume(request(old(0)))
+    for (let i = 0; i < 600; i++) store.consume(request(fresh(i)))
+    store.consume(request(old(0)))
+    // The second flush deletes all 600 old rows, then writes 600: done when 600 are back.
+    await until(() => has(fresh(599)) && fileRows(path).addresses === 600, { timeoutMs: 5000, what: 'the second flush' })
+    assert.ok(has(old(0)), 'the address seen again is in the file')
+    assert.ok(!has(fresh(0)), 'the address it displaced is not')
+    assert.equal(await used(store, old(0)), 1, 'in memory it started afresh')
+  })
+
   test('rows of ended windows are deleted, for keys and addresses alike; bans stay', async (t) => {
     const path = join(tempDir(t), 'counters.db')
     const clock = new ManualClock(T0)

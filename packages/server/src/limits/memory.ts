@@ -1,7 +1,9 @@
 import { DAY_MS, MINUTE_MS, windowStart } from '../domain/rate-limit-policy.ts'
 import type { CounterRow } from '../storage/types.ts'
-import { RecentlySeen } from './recently-seen.ts'
+import { AddressRows } from './address-rows.ts'
+import type { HeldRow } from './slot-view.ts'
 import { ADDRESS_PREFIX, type ConsumeRequest, type ConsumeResult, type CounterStore, type SubjectUsage } from './types.ts'
+import type { Batch } from './typed-lists.ts'
 
 /** What a stored row means at `now`: counts of windows that have ended are zero, an ended ban is none. */
 export function usageAt(row: CounterRow | undefined, now: number): SubjectUsage {
@@ -22,10 +24,46 @@ export interface MemoryCounterOptions {
   onBanChange?: (row: CounterRow) => void
 }
 
-/** What changed since the last `takeChanges`: rows to write, subjects to delete. */
+/**
+ * What changed since the last `takeChanges`: subjects to delete, then rows to write, each read
+ * a slice at a time. Rows are read as they are sliced, so a caller that writes them later
+ * writes what they hold then (never older). Valid until the next `takeChanges`.
+ */
 export interface CounterChanges {
-  rows: CounterRow[]
-  forgotten: string[]
+  forgotten: Batch<string>
+  rows: Batch<CounterRow>
+}
+
+/** Keys' changes: the rows changed (each once) and the subjects forgotten since the last take. */
+class KeyChanges {
+  rows: KeyRow[] = []
+  forgotten: string[] = []
+}
+
+/** A key's row: keys are few and steady, so a plain object each. */
+class KeyRow implements HeldRow {
+  minuteUsed = 0
+  refusals = 0
+  dayUsed = 0
+  bannedUntil: number | null = null
+  changed = false
+  readonly subject: string
+  minuteStart: number
+  dayStart: number
+  readonly #changes: KeyChanges | undefined
+
+  constructor(subject: string, minuteStart: number, dayStart: number, changes: KeyChanges | undefined) {
+    this.subject = subject
+    this.minuteStart = minuteStart
+    this.dayStart = dayStart
+    this.#changes = changes
+  }
+
+  markChanged(): void {
+    if (this.#changes === undefined || this.changed) return
+    this.changed = true
+    this.#changes.rows.push(this)
+  }
 }
 
 /**
@@ -36,19 +74,17 @@ export interface CounterChanges {
  * forgotten address starts afresh when it is seen again, as with nginx's `limit_req_zone`.
  */
 export class MemoryCounterStore implements CounterStore {
-  readonly #keys = new Map<string, CounterRow>()
-  readonly #addresses = new RecentlySeen<CounterRow>()
-  readonly #maxAddresses: number
-  readonly #dirty: Set<string> | undefined
-  readonly #forgotten: Set<string> | undefined
+  readonly #keys = new Map<string, KeyRow>()
+  readonly #addresses: AddressRows
+  readonly #keyChanges: KeyChanges | undefined
   readonly #onBanChange: ((row: CounterRow) => void) | undefined
   /** The day whose start last pruned keys' rows: keys are walked once a day, not per request. */
   #keysPrunedFor = 0
 
   constructor(options: MemoryCounterOptions = {}) {
-    this.#maxAddresses = options.maxAddresses ?? Number.POSITIVE_INFINITY
-    this.#dirty = options.trackChanges === true ? new Set() : undefined
-    this.#forgotten = options.trackChanges === true ? new Set() : undefined
+    const trackChanges = options.trackChanges === true
+    this.#addresses = new AddressRows(options.maxAddresses ?? Number.POSITIVE_INFINITY, { trackChanges })
+    this.#keyChanges = trackChanges ? new KeyChanges() : undefined
     this.#onBanChange = options.onBanChange
   }
 
@@ -57,43 +93,34 @@ export class MemoryCounterStore implements CounterStore {
     return this.#addresses.size
   }
 
-  #find(subject: string): CounterRow | undefined {
-    return this.#keys.get(subject) ?? this.#addresses.peek(subject)
-  }
-
-  #forget(map: { delete(subject: string): unknown }, subject: string): void {
-    map.delete(subject)
-    this.#dirty?.delete(subject)
-    this.#forgotten?.add(subject)
+  #find(subject: string): HeldRow | undefined {
+    if (!subject.startsWith(ADDRESS_PREFIX)) return this.#keys.get(subject)
+    const slot = this.#addresses.find(subject)
+    return slot === -1 ? undefined : this.#addresses.at(slot)
   }
 
   /** The subject's row, created or moved to the most recently seen end. */
-  #touch(subject: string, minuteStart: number, dayStart: number): CounterRow {
-    const isAddress = subject.startsWith(ADDRESS_PREFIX)
-    const row = isAddress ? this.#addresses.see(subject) : this.#keys.get(subject)
-    if (row !== undefined) return row
-    this.#forgotten?.delete(subject)
-    if (isAddress && this.#addresses.size >= this.#maxAddresses) {
-      const forgotten = this.#addresses.oldest()!.key
-      this.#dirty?.delete(forgotten)
-      this.#forgotten?.add(forgotten)
-      return Object.assign(this.#addresses.recycleOldest(subject), {
-        subject,
-        minuteStart,
-        minuteUsed: 0,
-        refusals: 0,
-        dayStart,
-        dayUsed: 0,
-        bannedUntil: null
-      })
+  #touch(subject: string, minuteStart: number, dayStart: number): HeldRow {
+    if (subject.startsWith(ADDRESS_PREFIX)) {
+      const seen = this.#addresses.see(subject)
+      if (seen !== -1) return this.#addresses.at(seen)
+      const row = this.#addresses.at(this.#addresses.add(subject))
+      row.minuteStart = minuteStart
+      row.minuteUsed = 0
+      row.refusals = 0
+      row.dayStart = dayStart
+      row.dayUsed = 0
+      row.bannedUntil = null
+      return row
     }
-    const created: CounterRow = { subject, minuteStart, minuteUsed: 0, refusals: 0, dayStart, dayUsed: 0, bannedUntil: null }
-    if (isAddress) this.#addresses.add(subject, created)
-    else this.#keys.set(subject, created)
+    const known = this.#keys.get(subject)
+    if (known !== undefined) return known
+    const created = new KeyRow(subject, minuteStart, dayStart, this.#keyChanges)
+    this.#keys.set(subject, created)
     return created
   }
 
-  #row(subject: string, now: number): CounterRow {
+  #row(subject: string, now: number): HeldRow {
     const minuteStart = windowStart(now, MINUTE_MS)
     const dayStart = windowStart(now, DAY_MS)
     const row = this.#touch(subject, minuteStart, dayStart)
@@ -114,7 +141,7 @@ export class MemoryCounterStore implements CounterStore {
     if (row.bannedUntil !== null && row.bannedUntil > now) {
       return { outcome: 'banned', minuteUsed: row.minuteUsed, dayUsed: row.dayUsed, bannedUntil: row.bannedUntil, banStarted: false }
     }
-    this.#dirty?.add(subject)
+    row.markChanged()
     if (row.minuteUsed < limits.perMinute && row.dayUsed < limits.perDay) {
       row.minuteUsed++
       row.dayUsed++
@@ -139,7 +166,7 @@ export class MemoryCounterStore implements CounterStore {
     if (row === undefined) return
     row.bannedUntil = null
     row.refusals = 0
-    this.#dirty?.add(subject)
+    row.markChanged()
     this.#onBanChange?.(row)
   }
 
@@ -147,22 +174,22 @@ export class MemoryCounterStore implements CounterStore {
 
   /** Rows changed and subjects forgotten since the last call (with `trackChanges`); the caller persists them. */
   takeChanges(): CounterChanges {
-    const rows: CounterRow[] = []
-    for (const subject of this.#dirty ?? []) {
-      const row = this.#find(subject)
-      if (row !== undefined) rows.push({ ...row })
-    }
-    this.#dirty?.clear()
-    const forgotten = [...(this.#forgotten ?? [])]
-    this.#forgotten?.clear()
-    return { rows, forgotten }
+    const addresses = this.#addresses.takeChanges()
+    const keys = this.#keyChanges
+    if (keys === undefined) return addresses
+    const rows = keys.rows.filter((row) => row.changed)
+    for (const row of rows) row.changed = false
+    const forgotten = keys.forgotten
+    keys.rows = []
+    keys.forgotten = []
+    return { forgotten: joined(forgotten, addresses.forgotten), rows: joined(rows, addresses.rows) }
   }
 
   /** Loads persisted rows (at start-up); addresses past the cap are forgotten at once. */
   restore(rows: Iterable<CounterRow>): void {
-    for (const row of rows) {
-      const restored = this.#touch(row.subject, row.minuteStart, row.dayStart)
-      Object.assign(restored, row)
+    for (const { subject, minuteStart, minuteUsed, refusals, dayStart, dayUsed, bannedUntil } of rows) {
+      const row = this.#touch(subject, minuteStart, dayStart)
+      Object.assign(row, { minuteStart, minuteUsed, refusals, dayStart, dayUsed, bannedUntil })
     }
   }
 
@@ -172,15 +199,26 @@ export class MemoryCounterStore implements CounterStore {
    */
   prune(now: number): void {
     const today = windowStart(now, DAY_MS)
-    for (let oldest = this.#addresses.oldest(); oldest !== undefined; oldest = this.#addresses.oldest()) {
-      if (oldest.value.dayStart >= today || this.#dirty?.has(oldest.key) === true) break
-      this.#forget(this.#addresses, oldest.key)
+    const addresses = this.#addresses
+    for (let oldest = addresses.oldest; oldest !== -1; oldest = addresses.oldest) {
+      if (addresses.at(oldest).dayStart >= today || addresses.isChanged(oldest)) break
+      addresses.remove(oldest)
     }
     if (this.#keysPrunedFor === today) return
     this.#keysPrunedFor = today
     for (const [subject, row] of this.#keys) {
-      if (row.dayStart < today && (row.bannedUntil === null || row.bannedUntil <= now) && !this.#dirty?.has(subject))
-        this.#forget(this.#keys, subject)
+      if (row.dayStart < today && (row.bannedUntil === null || row.bannedUntil <= now) && !row.changed) {
+        this.#keys.delete(subject)
+        this.#keyChanges?.forgotten.push(subject)
+      }
     }
+  }
+}
+
+/** Two batches read as one, `first` then `second`. */
+function joined<T>(first: T[], second: Batch<T>): Batch<T> {
+  return {
+    length: first.length + second.length,
+    slice: (from, to) => [...first.slice(from, to), ...second.slice(Math.max(0, from - first.length), Math.max(0, to - first.length))]
   }
 }

@@ -90,10 +90,14 @@ export class PersistedCounterStore implements CounterStore {
     })
   }
 
+  /** Every delete before any write: a subject forgotten and seen again since the last flush keeps its new row. */
   async #write(file: CounterFile, { rows, forgotten }: CounterChanges, chunk: number): Promise<void> {
-    for (let at = 0; at < rows.length || at < forgotten.length; at += chunk) {
+    const deletes = forgotten.length
+    for (let at = 0; at < deletes + rows.length; at += chunk) {
       if (at > 0) await setImmediate()
-      this.#guard(() => file.save(rows.slice(at, at + chunk), { fsync: false, forget: forgotten.slice(at, at + chunk) }))
+      const forget = forgotten.slice(at, at + chunk)
+      const write = rows.slice(Math.max(0, at - deletes), Math.max(0, at + chunk - deletes))
+      this.#guard(() => file.save(write, { fsync: false, forget }))
     }
   }
 
