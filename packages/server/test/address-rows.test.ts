@@ -61,9 +61,10 @@ describe('AddressRows: client addresses in typed arrays', () => {
     }
   })
 
-  test('a subject longer than a slot is refused, not cut short', () => {
+  test('a subject longer than a slot, or with a character wider than a byte, is refused, not cut short', () => {
     const rows = new AddressRows(10, { trackChanges: false })
     assert.throws(() => rows.add(`ip:${'f'.repeat(SUBJECT_CHARS)}`), RangeError)
+    assert.throws(() => rows.add('ip:\u0101'), RangeError, 'a character wider than a byte would be stored cut short')
     assert.equal(rows.size, 0)
     const longest = `ip:${'f'.repeat(SUBJECT_CHARS - 3)}`
     put(rows, longest, 1)

@@ -7,6 +7,8 @@ import { latin1, RecordLog, SlotList, type Batch } from './typed-lists.ts'
 export const SUBJECT_CHARS = 64
 const NONE = -1
 const FIRST_CAPACITY = 1024
+// eslint-disable-next-line no-control-regex -- the range is the point: one byte per character
+const LATIN1 = /^[\u0000-\u00ff]*$/
 
 /**
  * The counter rows of client addresses, in typed arrays: subjects in fixed-size slots, a
@@ -81,7 +83,9 @@ export class AddressRows {
    * caller. At the cap, the least recently seen subject is forgotten first and its slot reused.
    */
   add(subject: string): number {
-    if (subject.length > SUBJECT_CHARS) throw new RangeError(`a rate-limit subject is at most ${SUBJECT_CHARS} characters`)
+    if (subject.length > SUBJECT_CHARS || !LATIN1.test(subject)) {
+      throw new RangeError(`a rate-limit subject is at most ${SUBJECT_CHARS} latin1 characters`)
+    }
     let slot: number
     if (this.#size >= this.#max) {
       slot = this.#oldest
