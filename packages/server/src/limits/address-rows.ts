@@ -1,7 +1,9 @@
 import { randomInt } from 'node:crypto'
 import type { CounterRow } from '../storage/types.ts'
 import { SlotView, STRIDE, type HeldRow } from './slot-view.ts'
-import { latin1, RecordLog, SlotList, type Batch } from './typed-lists.ts'
+import { SlotChanges } from './slot-changes.ts'
+import { SlotOrder } from './slot-order.ts'
+import { latin1, widened, type Batch } from './typed-lists.ts'
 
 /** Longest subject held, in latin1 characters: `ip:` and a full IPv6 text with its prefix length fit. */
 export const SUBJECT_CHARS = 64
@@ -11,43 +13,32 @@ const FIRST_CAPACITY = 1024
 const LATIN1 = /^[\u0000-\u00ff]*$/
 
 /**
- * The counter rows of client addresses, in typed arrays: subjects in fixed-size slots, a
- * seeded hash index over them, the least-recently-seen order as slot links, and the counts
- * as numbers. Every operation is O(1) and, once the table has grown to its cap, allocates
- * nothing a request leaves behind: a flood of new addresses recycles slots instead of
- * creating strings, map entries and row objects that V8 would promote and keep until its next
- * full collection (RSS grew with the flood although the live heap did not).
+ * The counter rows of client addresses in typed arrays: subjects in fixed-size slots, a seeded
+ * hash index, the least-recently-seen order as slot links, and the counts as numbers. Every
+ * operation is O(1); past the cap a new address reuses the oldest slot, so a flood leaves no
+ * strings, map entries or row objects for V8 to promote and keep until its next full collection.
  */
 export class AddressRows {
   readonly #max: number
   readonly #seed = randomInt(2 ** 32) | 0
-  #capacity = 0
   #size = 0
   #chars = new Uint8Array(0)
   #lengths = new Uint8Array(0)
   #hashes = new Int32Array(0)
   #next = new Int32Array(0)
-  #older = new Int32Array(0)
-  #newer = new Int32Array(0)
-  #dirty = new Uint8Array(0)
   #buckets = new Int32Array(0)
   #free = NONE
-  #oldest = NONE
-  #newest = NONE
-  /** Slots changed since the last `takeChanges`, and subjects forgotten: filled while the other pair is written. */
-  #changed = new SlotList()
-  #forgotten = new RecordLog(SUBJECT_CHARS)
-  #taken = { changed: new SlotList(), forgotten: new RecordLog(SUBJECT_CHARS) }
+  readonly #order = new SlotOrder()
+  /** Changed slots and forgotten subjects since the last `takeChanges`, when tracked. */
+  readonly #changes: SlotChanges | undefined
   /** Each slot's counts, `STRIDE` numbers apart; replaced when the table grows. */
   numbers = new Float64Array(0)
   readonly #view = new SlotView(this)
 
-  readonly #trackChanges: boolean
-
   /** `trackChanges`: record changed rows and forgotten subjects for `takeChanges`. */
   constructor(max: number, options: { trackChanges: boolean }) {
     this.#max = max
-    this.#trackChanges = options.trackChanges
+    this.#changes = options.trackChanges ? new SlotChanges(SUBJECT_CHARS) : undefined
   }
 
   get size(): number {
@@ -56,7 +47,7 @@ export class AddressRows {
 
   /** The least recently seen slot, or -1. */
   get oldest(): number {
-    return this.#oldest
+    return this.#order.oldest
   }
 
   /** The subject's slot, or -1; without counting this as a sighting. */
@@ -71,10 +62,7 @@ export class AddressRows {
   /** The subject's slot, now the most recently seen; or -1. */
   see(subject: string): number {
     const slot = this.find(subject)
-    if (slot !== NONE && slot !== this.#newest) {
-      this.#unlink(slot)
-      this.#append(slot)
-    }
+    if (slot !== NONE) this.#order.touch(slot)
     return slot
   }
 
@@ -88,7 +76,7 @@ export class AddressRows {
     }
     let slot: number
     if (this.#size >= this.#max) {
-      slot = this.#oldest
+      slot = this.#order.oldest
       this.#forget(slot)
     } else {
       if (this.#free === NONE) this.#grow()
@@ -102,7 +90,7 @@ export class AddressRows {
     const bucket = hash & (this.#buckets.length - 1)
     this.#next[slot] = this.#buckets[bucket]!
     this.#buckets[bucket] = slot
-    this.#append(slot)
+    this.#order.append(slot)
     this.#size++
     return slot
   }
@@ -110,7 +98,7 @@ export class AddressRows {
   /** Forgets the subject in `slot` (recorded for `takeChanges`); the slot is free for reuse. */
   remove(slot: number): void {
     this.#forget(slot)
-    this.#dirty[slot] = 0
+    this.#changes?.drop(slot)
     this.#next[slot] = this.#free
     this.#free = slot
   }
@@ -134,13 +122,11 @@ export class AddressRows {
 
   /** Records the slot as changed, once until the next `takeChanges`. */
   markChanged(slot: number): void {
-    if (!this.#trackChanges || this.#dirty[slot] === 1) return
-    this.#dirty[slot] = 1
-    this.#changed.push(slot)
+    this.#changes?.mark(slot)
   }
 
   isChanged(slot: number): boolean {
-    return this.#dirty[slot] === 1
+    return this.#changes?.has(slot) === true
   }
 
   /**
@@ -148,22 +134,12 @@ export class AddressRows {
    * out, so they hold their latest counts; both are valid until the next call.
    */
   takeChanges(): { forgotten: Batch<string>; rows: Batch<CounterRow> } {
-    const taken = this.#taken
-    this.#taken = { changed: this.#changed, forgotten: this.#forgotten }
-    this.#changed = taken.changed.clear()
-    this.#forgotten = taken.forgotten.clear()
-    const { changed, forgotten } = this.#taken
-    // A slot listed twice (removed, then reused) is written once, and a removed one not at all.
-    changed.retain((slot) => {
-      if (this.#dirty[slot] === 0) return false
-      this.#dirty[slot] = 0
-      return true
-    })
-    return { forgotten, rows: { length: changed.length, slice: (from, to) => changed.slice(from, to).map((slot) => this.copy(slot)) } }
+    const none = { length: 0, slice: () => [] }
+    return this.#changes?.take((slot) => this.copy(slot)) ?? { forgotten: none, rows: none }
   }
 
   #forget(slot: number): void {
-    if (this.#trackChanges) this.#forgotten.push(this.#chars, slot * SUBJECT_CHARS, this.#lengths[slot]!)
+    this.#changes?.forgot(this.#chars, slot * SUBJECT_CHARS, this.#lengths[slot]!)
     const bucket = this.#hashes[slot]! & (this.#buckets.length - 1)
     if (this.#buckets[bucket] === slot) this.#buckets[bucket] = this.#next[slot]!
     else {
@@ -171,7 +147,7 @@ export class AddressRows {
       while (this.#next[before] !== slot) before = this.#next[before]!
       this.#next[before] = this.#next[slot]!
     }
-    this.#unlink(slot)
+    this.#order.unlink(slot)
     this.#size--
   }
 
@@ -192,41 +168,17 @@ export class AddressRows {
     return Math.imul(h ^ (h >>> 13), 0x85ebca6b) ^ (h >>> 16)
   }
 
-  #append(slot: number): void {
-    this.#older[slot] = this.#newest
-    this.#newer[slot] = NONE
-    if (this.#newest === NONE) this.#oldest = slot
-    else this.#newer[this.#newest] = slot
-    this.#newest = slot
-  }
-
-  #unlink(slot: number): void {
-    const older = this.#older[slot]!
-    const newer = this.#newer[slot]!
-    if (older === NONE) this.#oldest = newer
-    else this.#newer[older] = newer
-    if (newer === NONE) this.#newest = older
-    else this.#older[newer] = older
-  }
-
   /** Doubles the slots (up to the cap): a table that never fills never holds memory for the cap. */
   #grow(): void {
-    const old = this.#capacity
+    const old = this.#lengths.length
     const capacity = Math.min(this.#max, Math.max(FIRST_CAPACITY, old * 2))
-    const widen = <T extends Uint8Array | Int32Array | Float64Array>(from: T, make: (n: number) => T, per = 1): T => {
-      const to = make(capacity * per)
-      to.set(from)
-      return to
-    }
-    this.#chars = widen(this.#chars, (n) => new Uint8Array(n), SUBJECT_CHARS)
-    this.#lengths = widen(this.#lengths, (n) => new Uint8Array(n))
-    this.#hashes = widen(this.#hashes, (n) => new Int32Array(n))
-    this.#next = widen(this.#next, (n) => new Int32Array(n))
-    this.#older = widen(this.#older, (n) => new Int32Array(n))
-    this.#newer = widen(this.#newer, (n) => new Int32Array(n))
-    this.#dirty = widen(this.#dirty, (n) => new Uint8Array(n))
-    this.numbers = widen(this.numbers, (n) => new Float64Array(n), STRIDE)
-    this.#capacity = capacity
+    this.#chars = widened(this.#chars, capacity * SUBJECT_CHARS)
+    this.#lengths = widened(this.#lengths, capacity)
+    this.#hashes = widened(this.#hashes, capacity)
+    this.#next = widened(this.#next, capacity)
+    this.#order.widen(capacity)
+    this.numbers = widened(this.numbers, capacity * STRIDE)
+    this.#changes?.widen(capacity)
     for (let slot = capacity - 1; slot >= old; slot--) {
       this.#next[slot] = this.#free
       this.#free = slot
@@ -236,9 +188,9 @@ export class AddressRows {
 
   #rehash(): void {
     let buckets = 1
-    while (buckets < this.#capacity * 2) buckets *= 2
+    while (buckets < this.#lengths.length * 2) buckets *= 2
     this.#buckets = new Int32Array(buckets).fill(NONE)
-    for (let slot = this.#oldest; slot !== NONE; slot = this.#newer[slot]!) {
+    for (let slot = this.#order.oldest; slot !== NONE; slot = this.#order.newer(slot)) {
       const bucket = this.#hashes[slot]! & (buckets - 1)
       this.#next[slot] = this.#buckets[bucket]!
       this.#buckets[bucket] = slot

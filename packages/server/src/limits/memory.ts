@@ -1,9 +1,10 @@
 import { DAY_MS, MINUTE_MS, windowStart } from '../domain/rate-limit-policy.ts'
 import type { CounterRow } from '../storage/types.ts'
 import { AddressRows } from './address-rows.ts'
+import { KeyChanges, KeyRow } from './key-rows.ts'
 import type { HeldRow } from './slot-view.ts'
 import { ADDRESS_PREFIX, type ConsumeRequest, type ConsumeResult, type CounterStore, type SubjectUsage } from './types.ts'
-import type { Batch } from './typed-lists.ts'
+import { joined, type Batch } from './typed-lists.ts'
 
 /** What a stored row means at `now`: counts of windows that have ended are zero, an ended ban is none. */
 export function usageAt(row: CounterRow | undefined, now: number): SubjectUsage {
@@ -32,38 +33,6 @@ export interface MemoryCounterOptions {
 export interface CounterChanges {
   forgotten: Batch<string>
   rows: Batch<CounterRow>
-}
-
-/** Keys' changes: the rows changed (each once) and the subjects forgotten since the last take. */
-class KeyChanges {
-  rows: KeyRow[] = []
-  forgotten: string[] = []
-}
-
-/** A key's row: keys are few and steady, so a plain object each. */
-class KeyRow implements HeldRow {
-  minuteUsed = 0
-  refusals = 0
-  dayUsed = 0
-  bannedUntil: number | null = null
-  changed = false
-  readonly subject: string
-  minuteStart: number
-  dayStart: number
-  readonly #changes: KeyChanges | undefined
-
-  constructor(subject: string, minuteStart: number, dayStart: number, changes: KeyChanges | undefined) {
-    this.subject = subject
-    this.minuteStart = minuteStart
-    this.dayStart = dayStart
-    this.#changes = changes
-  }
-
-  markChanged(): void {
-    if (this.#changes === undefined || this.changed) return
-    this.changed = true
-    this.#changes.rows.push(this)
-  }
 }
 
 /**
@@ -212,13 +181,5 @@ export class MemoryCounterStore implements CounterStore {
         this.#keyChanges?.forgotten.push(subject)
       }
     }
-  }
-}
-
-/** Two batches read as one, `first` then `second`. */
-function joined<T>(first: T[], second: Batch<T>): Batch<T> {
-  return {
-    length: first.length + second.length,
-    slice: (from, to) => [...first.slice(from, to), ...second.slice(Math.max(0, from - first.length), Math.max(0, to - first.length))]
   }
 }

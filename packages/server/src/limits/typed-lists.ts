@@ -81,6 +81,21 @@ export class RecordLog implements Batch<string> {
   }
 }
 
+/** A copy of `from` with room for `length` items, the rest zero. */
+export function widened<T extends Uint8Array | Int32Array | Float64Array>(from: T, length: number): T {
+  const to = new (from.constructor as new (length: number) => T)(length)
+  to.set(from)
+  return to
+}
+
+/** Two batches read as one, `first` then `second`. */
+export function joined<T>(first: Batch<T>, second: Batch<T>): Batch<T> {
+  return {
+    length: first.length + second.length,
+    slice: (from, to) => [...first.slice(from, to), ...second.slice(Math.max(0, from - first.length), Math.max(0, to - first.length))]
+  }
+}
+
 export function latin1(bytes: Uint8Array, offset: number, length: number): string {
   return String.fromCharCode(...bytes.subarray(offset, offset + length))
 }
