@@ -53,6 +53,10 @@ export const RESPONSE_HEADERS = {
   Sunset: { description: 'RFC 8594: the moment the operation is removed', schema: HEADER_TEXT(64, 'Thu, 05 Dec 2030 00:00:00 GMT') },
   'WWW-Authenticate': { description: 'RFC 6750 Bearer challenge', schema: HEADER_TEXT(256, 'Bearer realm="animal-store"') },
   Allow: { description: 'The methods the path supports', schema: HEADER_TEXT(64, 'GET, POST') },
+  'Cache-Control': {
+    description: '`no-store`: answers that name keys, usage or operators are never kept by a cache',
+    schema: Type.Literal('no-store')
+  },
   'Idempotent-Replayed': {
     description: '`true` when the response is a replay of the first response to this Idempotency-Key',
     schema: Type.Literal('true')

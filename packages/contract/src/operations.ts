@@ -1,5 +1,6 @@
 import Type, { type TSchema } from 'typebox'
 import { ERROR_STATUS, type ErrorCode } from './errors.ts'
+import { errorCodesIn, statusesOf } from './openapi-builder.ts'
 import type { ResponseHeaderName } from './headers.ts'
 import { ListPetsQuery, NewPet, NoQuery, Pet, PetIdParams, Pets } from './pets.ts'
 import { RateLimitStatus } from './rate-limit.ts'
@@ -11,9 +12,9 @@ export interface RequestHeaderSpec {
   required?: boolean
 }
 
-export interface OperationSpec {
+export interface OperationSpec<Code extends string = ErrorCode> {
   operationId: string
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'PATCH'
   /** OpenAPI path template relative to the base address (`/pets/{petId}`). */
   path: string
   summary: string
@@ -23,14 +24,18 @@ export interface OperationSpec {
   params?: TSchema
   query?: TSchema
   body?: TSchema
+  /** Whether a body must be sent (default); false: an empty body means every field's default. */
+  bodyRequired?: boolean
   requestHeaders?: RequestHeaderSpec[]
   success: { status: number; description: string; schema: TSchema; headers: ResponseHeaderName[] }
   /** The error codes this operation answers with, beyond those every operation can give. */
-  errors: ErrorCode[]
-  /** Codes of COMMON_ERRORS this operation never answers with. */
-  never?: ErrorCode[]
-  /** Realistic examples for the document (each Error response gets one per code from ERROR_EXAMPLE_MESSAGES). */
+  errors: Code[]
+  /** Codes of the common errors this operation never answers with. */
+  never?: Code[]
+  /** Realistic examples for the document (each Error response gets one per code from its table's example messages). */
   examples: OperationExamples
+  /** `x-` fields of the operation object in the document. */
+  extensions?: Record<`x-${string}`, unknown>
 }
 
 export interface OperationExamples {
@@ -157,14 +162,9 @@ export const OPERATIONS: readonly OperationSpec[] = [listPets, createPet, getPet
 
 /** Every error code the operation can answer with: its own, then the common ones it does not exclude. */
 export function errorCodesOf(op: OperationSpec): ErrorCode[] {
-  return [...op.errors, ...COMMON_ERRORS.filter((code) => !(op.never ?? []).includes(code))]
+  return errorCodesIn(op, COMMON_ERRORS)
 }
 
 export function errorStatuses(codes: readonly ErrorCode[]): Map<number, ErrorCode[]> {
-  const byStatus = new Map<number, ErrorCode[]>()
-  for (const code of codes) {
-    const status = ERROR_STATUS[code]
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
-  }
-  return new Map([...byStatus].sort(([a], [b]) => a - b))
+  return statusesOf(codes, ERROR_STATUS)
 }

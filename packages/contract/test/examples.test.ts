@@ -2,10 +2,14 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
-import { ERROR_STATUS, ErrorBody, type ErrorCode } from '../src/errors.ts'
+import { buildAdminOpenApi } from '../src/admin/openapi.ts'
+import { OPERATOR_ERROR_STATUS, OperatorErrorBody } from '../src/admin/errors.ts'
+import { ADMIN_COMMON_ERRORS, ADMIN_OPERATIONS } from '../src/admin/operations.ts'
+import { ERROR_STATUS, ErrorBody } from '../src/errors.ts'
 import { stringifyJson, parseJsonLossless } from '../src/json.ts'
 import { buildOpenApi } from '../src/openapi.ts'
-import { errorCodesOf, errorStatuses, OPERATIONS, type OperationSpec } from '../src/operations.ts'
+import { errorCodesIn, statusesOf } from '../src/openapi-builder.ts'
+import { COMMON_ERRORS, OPERATIONS, type OperationSpec } from '../src/operations.ts'
 
 interface MediaType {
   example?: unknown
@@ -16,11 +20,28 @@ interface DocOperation {
   requestBody?: { content: Record<string, MediaType> }
   responses: Record<string, { content?: Record<string, MediaType> }>
 }
+type Doc = { paths: Record<string, Record<string, DocOperation>> }
 
-// The served document, read back as a user's lossless parser reads it: what the examples say is what tools see.
-const doc = parseJsonLossless(stringifyJson(buildOpenApi({ publicBaseUrl: 'https://api.animal-store.example/v1' }))) as {
-  paths: Record<string, Record<string, DocOperation>>
-}
+// The served documents, read back as a user's lossless parser reads them: what the examples say is what tools see.
+const read = (doc: Record<string, unknown>) => parseJsonLossless(stringifyJson(doc)) as Doc
+const DOCUMENTS = [
+  {
+    name: 'public',
+    doc: read(buildOpenApi({ publicBaseUrl: 'https://api.animal-store.example/v1' })),
+    operations: OPERATIONS as readonly OperationSpec<string>[],
+    common: COMMON_ERRORS as readonly string[],
+    status: ERROR_STATUS as Record<string, number>,
+    errorBody: ErrorBody as TSchema
+  },
+  {
+    name: 'operator',
+    doc: read(buildAdminOpenApi({ adminBaseUrl: 'https://ops.animal-store.internal/admin/v1' })),
+    operations: ADMIN_OPERATIONS as readonly OperationSpec<string>[],
+    common: ADMIN_COMMON_ERRORS as readonly string[],
+    status: OPERATOR_ERROR_STATUS as Record<string, number>,
+    errorBody: OperatorErrorBody as TSchema
+  }
+]
 
 function check(schema: TSchema, value: unknown, where: string): void {
   const validator = Compile(schema)
@@ -34,49 +55,51 @@ function examplesOf(media: MediaType | undefined, where: string): unknown[] {
   return values
 }
 
-function parameterSchema(op: OperationSpec, name: string): TSchema | undefined {
+function parameterSchema(op: OperationSpec<string>, name: string): TSchema | undefined {
   const propertiesOf = (schema: unknown) => (schema as { properties?: Record<string, TSchema> } | undefined)?.properties ?? {}
   const properties: Record<string, TSchema> = { ...propertiesOf(op.params), ...propertiesOf(op.query) }
   return properties[name] ?? op.requestHeaders?.find((header) => header.name === name)?.schema
 }
 
-for (const op of OPERATIONS) {
-  test(`${op.operationId}: every parameter, the body and every response have examples valid against their schemas`, () => {
-    const served = doc.paths[op.path]?.[op.method.toLowerCase()]
-    assert.ok(served, `${op.operationId} is in the document`)
-    for (const parameter of served.parameters ?? []) {
-      const schema = parameterSchema(op, parameter.name)
-      assert.ok(schema, `${op.operationId} knows parameter ${parameter.name}`)
-      // Every parameter but the cursor, which only the service can make.
-      if (parameter.name === 'cursor') continue
-      assert.notEqual(parameter.example, undefined, `${op.operationId} parameter ${parameter.name} has an example`)
-      check(schema, parameter.example, `${op.operationId} parameter ${parameter.name}`)
-    }
-    if (op.body !== undefined) {
-      for (const value of examplesOf(served.requestBody?.content['application/json'], `${op.operationId} request body`)) {
-        check(op.body, value, `${op.operationId} request body`)
+for (const { name, doc, operations, common, status: statusOf, errorBody } of DOCUMENTS) {
+  for (const op of operations) {
+    test(`${name} ${op.operationId}: every parameter, the body and every response have examples valid against their schemas`, () => {
+      const served = doc.paths[op.path]?.[op.method.toLowerCase()]
+      assert.ok(served, `${op.operationId} is in the document`)
+      for (const parameter of served.parameters ?? []) {
+        const schema = parameterSchema(op, parameter.name)
+        assert.ok(schema, `${op.operationId} knows parameter ${parameter.name}`)
+        // Every parameter but the cursor, which only the service can make.
+        if (parameter.name === 'cursor') continue
+        assert.notEqual(parameter.example, undefined, `${op.operationId} parameter ${parameter.name} has an example`)
+        check(schema, parameter.example, `${op.operationId} parameter ${parameter.name}`)
       }
-    }
-    const statuses = [String(op.success.status), ...[...errorStatuses(errorCodesOf(op)).keys()].map(String)]
-    assert.deepEqual(Object.keys(served.responses).sort(), statuses.sort())
-    for (const [status, response] of Object.entries(served.responses)) {
-      const where = `${op.operationId} ${status} response`
-      const values = examplesOf(response.content?.['application/json'], where)
-      if (status === String(op.success.status)) {
-        for (const value of values) check(op.success.schema, value, where)
-        continue
+      if (op.body !== undefined) {
+        for (const value of examplesOf(served.requestBody?.content['application/json'], `${op.operationId} request body`)) {
+          check(op.body, value, `${op.operationId} request body`)
+        }
       }
-      const codes = (response.content!['application/json']!.examples ?? {}) as Record<string, { value: ErrorBody }>
-      const expected = errorStatuses(errorCodesOf(op)).get(Number(status))
-      assert.deepEqual(Object.keys(codes), expected, `${where}: one Error example per code it can carry`)
-      for (const [code, { value }] of Object.entries(codes)) {
-        check(ErrorBody, value, `${where} (${code})`)
-        assert.equal(value.code, code)
-        assert.equal(value.status, ERROR_STATUS[code as ErrorCode])
-        assert.equal(value.status, Number(status))
+      const byStatus = statusesOf(errorCodesIn(op, common), statusOf)
+      const statuses = [String(op.success.status), ...[...byStatus.keys()].map(String)]
+      assert.deepEqual(Object.keys(served.responses).sort(), statuses.sort())
+      for (const [status, response] of Object.entries(served.responses)) {
+        const where = `${op.operationId} ${status} response`
+        const values = examplesOf(response.content?.['application/json'], where)
+        if (status === String(op.success.status)) {
+          for (const value of values) check(op.success.schema, value, where)
+          continue
+        }
+        const codes = (response.content!['application/json']!.examples ?? {}) as Record<string, { value: { code: string; status: number } }>
+        assert.deepEqual(Object.keys(codes), byStatus.get(Number(status)), `${where}: one Error example per code it can carry`)
+        for (const [code, { value }] of Object.entries(codes)) {
+          check(errorBody, value, `${where} (${code})`)
+          assert.equal(value.code, code)
+          assert.equal(value.status, statusOf[code])
+          assert.equal(value.status, Number(status))
+        }
       }
-    }
-  })
+    })
+  }
 }
 
 test('the examples carry an int64 above 2^53, kept exactly in the document text', () => {

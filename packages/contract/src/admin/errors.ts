@@ -1,0 +1,41 @@
+import Type, { type Static } from 'typebox'
+import { ERROR_DESCRIPTIONS, ERROR_EXAMPLE_MESSAGES, ERROR_STATUS } from '../errors.ts'
+
+/**
+ * The operator API's codes: the public API's, plus `forbidden` (a viewer's write). One table for
+ * both listeners; the public document lists only the public codes, so it does not change.
+ */
+export const OPERATOR_ERROR_STATUS = { ...ERROR_STATUS, forbidden: 403 } as const
+
+export type OperatorErrorCode = keyof typeof OPERATOR_ERROR_STATUS
+export const OPERATOR_ERROR_CODES = Object.keys(OPERATOR_ERROR_STATUS) as OperatorErrorCode[]
+
+export const OPERATOR_ERROR_DESCRIPTIONS: Record<OperatorErrorCode, string> = {
+  ...ERROR_DESCRIPTIONS,
+  unauthorized: 'The operator token is missing, malformed, unknown or revoked',
+  forbidden: "The operator's role may not do this: a viewer only reads",
+  not_found: 'No key with this id, or no such route',
+  rate_limited: 'Too many failed sign-ins from this address; retry after Retry-After seconds'
+}
+
+export const OPERATOR_ERROR_EXAMPLE_MESSAGES: Record<OperatorErrorCode, string> = {
+  ...ERROR_EXAMPLE_MESSAGES,
+  unauthorized: 'the operator token is missing, malformed, unknown or revoked',
+  forbidden: 'a viewer may not revoke keys; this needs the admin role',
+  not_found: 'no key has id "key_0000000000000000"',
+  validation_failed: 'perMinute must be a whole number of at least 1',
+  invalid_cursor: 'cursor is not a cursor from a next link',
+  rate_limited: 'too many failed sign-ins from this address; retry after 42 seconds'
+}
+
+export const OperatorErrorCodeSchema = Type.Enum(OPERATOR_ERROR_CODES, { description: 'Machine-readable error code' })
+
+export const OperatorErrorBody = Type.Object(
+  {
+    code: OperatorErrorCodeSchema,
+    message: Type.String({ description: 'Human-readable description', maxLength: 2000, pattern: '\\S' }),
+    status: Type.Integer({ description: 'The HTTP status code', format: 'int32', minimum: 400, maximum: 599 })
+  },
+  { additionalProperties: false }
+)
+export type OperatorErrorBody = Static<typeof OperatorErrorBody>

@@ -1,0 +1,7 @@
+export * from './audit.ts'
+export * from './errors.ts'
+export * from './keys.ts'
+export * from './openapi.ts'
+export * from './operations.ts'
+export * from './operators.ts'
+export * from './usage.ts'

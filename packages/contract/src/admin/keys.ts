@@ -1,0 +1,171 @@
+import Type, { type Static } from 'typebox'
+import { DOCUMENTED_ONLY } from '../json-schema.ts'
+import { PLAN_NAMES } from '../plans.ts'
+import { Count, NullableTimestamp, Timestamp } from './time.ts'
+
+export const KEY_ID_PATTERN = '^key_[0-9A-Za-z]{16}$'
+export const KEY_NAME_MAX_LENGTH = 200
+/** The longest grace a rotation gives the replaced secret: 30 days. */
+export const MAX_GRACE_SECONDS = 30 * 86_400
+export const DEFAULT_GRACE_SECONDS = 86_400
+
+export const KEY_STATES = ['active', 'revoked', 'expired', 'banned'] as const
+export type KeyState = (typeof KEY_STATES)[number]
+
+const PLAN_RULE = `must be one of ${PLAN_NAMES.join(', ')}`
+const LIMIT_RULE = 'must be a whole number of at least 1'
+const NAME_RULE = `must be at most ${KEY_NAME_MAX_LENGTH} characters with no control characters`
+
+const Plan = (description: string) => Type.Enum(PLAN_NAMES, { description, 'x-rule': PLAN_RULE })
+const Limit = (description: string) =>
+  Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description, 'x-rule': LIMIT_RULE })
+// No C0 or C1 control character (Unicode Cc): names are shown in tables and terminals.
+const KeyName = (description: string) =>
+  Type.String({ maxLength: KEY_NAME_MAX_LENGTH, pattern: '^[^\\x00-\\x1F\\x7F-\\x9F]*$', description, 'x-rule': NAME_RULE })
+
+export const KeyLimits = Type.Object(
+  {
+    perMinute: Limit('Requests allowed per UTC minute'),
+    perDay: Limit('Requests allowed per UTC day')
+  },
+  { additionalProperties: false, description: "The limits the key runs under: its own numbers where it has them, else its plan's" }
+)
+
+/** An API key as operators see it: never its secret. The element of `keys list --json`, plus `lastUsedAt`. */
+export const Key = Type.Object(
+  {
+    id: Type.String({ pattern: KEY_ID_PATTERN, maxLength: 20, description: "The key's id (not a secret)" }),
+    prefix: Type.String({
+      pattern: '^as_live_[0-9A-Za-z]{4}$',
+      maxLength: 12,
+      description: 'The first characters of the secret, safe to show'
+    }),
+    name: Type.Union([KeyName('A name for people'), Type.Null()], { description: 'A name for people; null when none was given' }),
+    plan: Plan("The key's plan"),
+    limits: KeyLimits,
+    createdAt: Timestamp('When the key was created'),
+    expiresAt: NullableTimestamp('When the key stops working; null: never'),
+    revokedAt: NullableTimestamp('When the key was revoked; null: not revoked'),
+    previousSecretExpiresAt: NullableTimestamp('When the secret replaced by the latest rotation stops working, while it still works'),
+    bannedUntil: NullableTimestamp('When the temporary ban ends; null: not banned'),
+    usage: Type.Object(
+      { minute: Count('Requests taken in the current UTC minute'), day: Count('Requests taken in the current UTC day') },
+      { additionalProperties: false, description: 'Requests taken in the current windows' }
+    ),
+    lastUsedAt: NullableTimestamp('The start of the last UTC minute in which the key was used; null: never')
+  },
+  { additionalProperties: false, description: 'An API key, without its secret' }
+)
+export type Key = Static<typeof Key>
+
+const Secret = Type.String({
+  pattern: '^as_live_[0-9A-Za-z]{43}$',
+  maxLength: 51,
+  description: 'The secret: shown this once, only its SHA-256 hash is stored'
+})
+
+/** A key with its secret: the answer of a create or a rotation, and nothing else. */
+export const KeyWithSecret = Type.Object(
+  { ...Key.properties, key: Secret },
+  { additionalProperties: false, description: 'An API key with its secret, shown this once' }
+)
+export type KeyWithSecret = Static<typeof KeyWithSecret>
+
+export const Keys = Type.Array(Key, { maxItems: 100, description: 'A page of keys, newest first, with no envelope' })
+
+export const NewKey = Type.Object(
+  {
+    plan: Plan('The plan: free, pro, business, or enterprise (which needs perMinute and perDay)'),
+    name: Type.Optional(KeyName('A name for people')),
+    perMinute: Type.Optional(Limit("Requests per minute, instead of the plan's")),
+    perDay: Type.Optional(Limit("Requests per day, instead of the plan's")),
+    expiresAt: Type.Optional(Timestamp('When the key stops working; must be in the future'))
+  },
+  { additionalProperties: false, description: 'A key to create' }
+)
+export type NewKey = Static<typeof NewKey>
+
+export const KeyPatch = Type.Object(
+  {
+    plan: Type.Optional(Plan("A new plan: the key's own numbers are dropped unless given again")),
+    perMinute: Type.Optional(Limit("Requests per minute, instead of the plan's")),
+    perDay: Type.Optional(Limit("Requests per day, instead of the plan's")),
+    name: Type.Optional(KeyName('A name for people')),
+    expiresAt: Type.Optional(
+      Type.Union([Timestamp('When the key stops working; must be in the future'), Type.Null()], {
+        description: 'When the key stops working (in the future); null: never',
+        'x-rule': 'must be an ISO 8601 date-time with a time zone, or null for no expiry'
+      })
+    )
+  },
+  { additionalProperties: false, description: 'Changes to a key, in place (same secret); at least one field. Usage and any ban stay' }
+)
+export type KeyPatch = Static<typeof KeyPatch>
+
+export const KeyRotation = Type.Object(
+  {
+    graceSeconds: Type.Optional(
+      Type.Integer({
+        format: 'int32',
+        minimum: 0,
+        maximum: MAX_GRACE_SECONDS,
+        default: DEFAULT_GRACE_SECONDS,
+        description: 'How long the replaced secret keeps working, in seconds (0 ends it at once)',
+        'x-rule': `must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}`
+      })
+    )
+  },
+  { additionalProperties: false, description: 'How to rotate: the grace of the replaced secret' }
+)
+export type KeyRotation = Static<typeof KeyRotation>
+
+export const KeyIdParams = Type.Object({
+  id: Type.String({
+    description: "The key's id",
+    // Documented, not enforced: an id of any other shape names no key, and is answered 404.
+    [DOCUMENTED_ONLY]: { pattern: KEY_ID_PATTERN, maxLength: 20 }
+  })
+})
+export type KeyIdParams = Static<typeof KeyIdParams>
+
+export const ADMIN_PAGE_LIMIT_DEFAULT = 50
+
+/** Page size of the operator API's lists. */
+export const AdminPageLimit = Type.Integer({
+  format: 'int32',
+  minimum: 1,
+  maximum: 100,
+  default: ADMIN_PAGE_LIMIT_DEFAULT,
+  description: 'Page size: a plain decimal integer from 1 to 100',
+  'x-rule': 'must be a plain decimal integer from 1 to 100'
+})
+
+export const PageCursor = Type.String({
+  description: 'Opaque cursor from the `next` link of the previous page, valid only with the same filters',
+  'x-rule': 'must be a cursor from a next link',
+  [DOCUMENTED_ONLY]: { maxLength: 256, pattern: '^[A-Za-z0-9_-]+$' }
+})
+
+export const ListKeysQuery = Type.Object(
+  {
+    search: Type.Optional(
+      Type.String({
+        maxLength: KEY_NAME_MAX_LENGTH,
+        pattern: '^[^\\x00-\\x1F\\x7F-\\x9F]*$',
+        description: 'Only keys whose id, prefix or name contains this text, in any case',
+        'x-rule': NAME_RULE
+      })
+    ),
+    plan: Type.Optional(Plan('Only keys on this plan')),
+    state: Type.Optional(
+      Type.Enum(KEY_STATES, {
+        description: 'Only keys in this state: active (usable now), revoked, expired, or banned (now)',
+        'x-rule': `must be one of ${KEY_STATES.join(', ')}`
+      })
+    ),
+    limit: Type.Optional(AdminPageLimit),
+    cursor: Type.Optional(PageCursor)
+  },
+  { additionalProperties: false }
+)
+export type ListKeysQuery = Static<typeof ListKeysQuery>
