@@ -1,78 +1,104 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, sep } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { installOffline, packClient, typecheck, writeTsconfig, type PackedPackage } from './helpers/packed-package.ts'
 import { startApp, unlimitedKey } from './helpers/service.ts'
 
 const run = promisify(execFile)
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url))
 const REPO = fileURLToPath(new URL('../../..', import.meta.url))
-const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc')
+const MODULES = readdirSync(join(PACKAGE, 'src'))
+  .filter((name) => name.endsWith('.ts'))
+  .map((name) => name.slice(0, -'.ts'.length))
 const EXAMPLES = readdirSync(join(PACKAGE, 'examples'))
   .filter((name) => name.endsWith('.ts'))
   .sort()
 
+interface Manifest {
+  version: string
+  main?: string
+  types?: string
+  exports?: Record<string, string | Record<string, string>>
+  dependencies?: Record<string, string>
+}
+
 /**
- * A user's project in a temporary folder, with @animal-store/client installed as npm would
- * install it (package.json and the built dist only) and the examples copied in. Built by
- * `tsc -p tsconfig.build.json`, like `npm run build`, but into the folder, so this test
- * never races a build of packages/client/dist.
+ * A user's empty project in a temporary folder, with the tarball of `npm pack` (built by the
+ * package's prepack, as a publish builds it) installed by npm, offline, and the examples copied in.
  */
 describe('the package as published', () => {
+  let folder = ''
   let project = ''
+  let packed: PackedPackage
   let installed = ''
+  let manifest: Manifest
 
-  after(() => rmSync(project, { recursive: true, force: true }))
+  after(() => rmSync(folder, { recursive: true, force: true }))
   before(async () => {
-    project = mkdtempSync(join(tmpdir(), 'animal-store-client-user-'))
+    folder = realpathSync(mkdtempSync(join(tmpdir(), 'animal-store-client-user-')))
+    packed = await packClient(folder)
+    project = join(folder, 'app')
+    mkdirSync(project)
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'user-project', private: true, type: 'module' }))
+    await installOffline(project, packed.tarball)
     installed = join(project, 'node_modules', '@animal-store', 'client')
-    mkdirSync(installed, { recursive: true })
-    await run(process.execPath, [TSC, '-p', join(PACKAGE, 'tsconfig.build.json'), '--outDir', join(installed, 'dist')])
-    cpSync(join(PACKAGE, 'package.json'), join(installed, 'package.json'))
+    manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Manifest
     cpSync(join(PACKAGE, 'examples'), join(project, 'examples'), { recursive: true })
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ type: 'module', private: true }))
+    copyFileSync(join(PACKAGE, 'test', 'fixtures', 'uses-client.ts'), join(project, 'uses-client.ts'))
   })
 
-  test('has no run-time dependency: dist imports nothing but its own files', () => {
-    const files = readdirSync(join(installed, 'dist')).filter((name) => name.endsWith('.js'))
-    assert.ok(files.includes('index.js') && files.includes('client.js'))
-    for (const file of files) {
-      const source = readFileSync(join(installed, 'dist', file), 'utf8')
+  test('the tarball holds the built ESM, its types, README, LICENSE, CHANGELOG and package.json: nothing else', () => {
+    const dist = MODULES.flatMap((name) => [`dist/${name}.d.ts`, `dist/${name}.js`])
+    assert.deepEqual(packed.files, ['CHANGELOG.md', 'LICENSE', 'README.md', ...dist, 'package.json'].sort())
+    const exported = Object.values(manifest.exports ?? {}).flatMap((to) => (typeof to === 'string' ? [to] : Object.values(to)))
+    for (const target of [manifest.main, manifest.types, ...exported]) {
+      assert.ok(
+        target !== undefined && packed.files.includes(target.replace(/^\.\//, '')),
+        `package.json points at ${target}, not in the tarball`
+      )
+    }
+  })
+
+  test('its LICENSE is the Apache License 2.0 and its CHANGELOG has an entry for its version', () => {
+    assert.equal(readFileSync(join(installed, 'LICENSE'), 'utf8'), readFileSync(join(REPO, 'LICENSE'), 'utf8'))
+    const changelog = readFileSync(join(installed, 'CHANGELOG.md'), 'utf8')
+    assert.ok(
+      changelog.includes(`\n## ${manifest.version}\n`),
+      `CHANGELOG.md has no "## ${manifest.version}": run \`npm run version-packages\``
+    )
+  })
+
+  test('has no run-time dependency, and no source map naming sources it does not ship', () => {
+    assert.equal(manifest.dependencies, undefined)
+    for (const file of packed.files.filter((path) => path.startsWith('dist/'))) {
+      const source = readFileSync(join(installed, file), 'utf8')
+      assert.doesNotMatch(source, /sourceMappingURL/, `${file} names a source map`)
       for (const [, specifier] of source.matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)) {
         assert.match(specifier!, /^\.\/[\w.-]+\.js$/, `${file} imports ${specifier}`)
       }
     }
-    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, unknown>
-    assert.equal(manifest.dependencies, undefined)
-    assert.deepEqual(manifest.files, ['dist'])
   })
 
-  test('typechecks in a strict user project from its .d.ts alone (examples included)', async () => {
-    writeFileSync(
-      join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          target: 'es2022',
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          lib: ['es2022', 'dom'],
-          types: ['node'],
-          typeRoots: [join(REPO, 'node_modules', '@types')],
-          noEmit: true
-        },
-        include: ['examples']
-      })
-    )
-    await run(process.execPath, [TSC, '-p', project]).catch((error: { stdout?: string }) =>
-      assert.fail(`user project does not typecheck:\n${error.stdout}`)
-    )
-  })
+  const USERS = {
+    'Node.js (nodenext, @types/node)': { module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2022'], types: ['node'] },
+    'a bundler (browser lib, no Node types)': { module: 'preserve', moduleResolution: 'bundler', lib: ['es2022', 'dom'], types: [] }
+  }
+  for (const [user, compilerOptions] of Object.entries(USERS)) {
+    test(`typechecks for ${user} from the installed .d.ts, and the old rateLimit getter is gone`, async () => {
+      const include = compilerOptions.types.length > 0 ? ['uses-client.ts', 'examples'] : ['uses-client.ts']
+      const files = await typecheck(writeTsconfig(project, `tsconfig.${compilerOptions.moduleResolution}.json`, compilerOptions, include))
+      const types = join(installed, 'dist', 'index.d.ts')
+      assert.ok(
+        files.includes(types),
+        `the types came from elsewhere than ${types}:\n${files.filter((f) => !f.includes(`${sep}typescript${sep}`)).join('\n')}`
+      )
+    })
+  }
 
   for (const example of EXAMPLES) {
     test(`examples/${example} runs against a started service`, async (t) => {

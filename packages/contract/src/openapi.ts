@@ -48,7 +48,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
       info: {
         title: 'Animal Store API',
         version: API_VERSION,
-        license: { name: 'Proprietary: all rights reserved', url: 'https://animal-store.example/terms' },
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
         contact: { name: 'Animal Store API support', email: 'api@animal-store.example', url: 'https://animal-store.example/support' },
         description:
           'List, add and (deprecated) get the animals of a store. Every operation needs `Authorization: Bearer <API key>`. ' +
