@@ -73,7 +73,10 @@ export function App() {
 
   useEffect(() => {
     if (!autoRefresh) return
-    const timer = window.setInterval(() => setTick((n) => n + 1), AUTO_REFRESH_MS)
+    // A tab in the background asks nothing: the next tick after it is shown again catches up.
+    const timer = window.setInterval(() => {
+      if (!document.hidden) setTick((n) => n + 1)
+    }, AUTO_REFRESH_MS)
     return () => window.clearInterval(timer)
   }, [autoRefresh])
 

@@ -141,17 +141,23 @@ function AuditTable({ events }: { events: readonly AuditEvent[] }) {
               <code>{event.action}</code>
             </td>
             <td>
-              {event.target.type === 'key' ? (
-                <a href={keyHref(event.target.id)}>{event.target.name ?? event.target.id}</a>
-              ) : (
-                (event.target.name ?? event.target.id)
-              )}{' '}
-              <code class="muted">{event.target.id}</code>
+              <Target target={event.target} />
             </td>
             <td>{changesText(event, zone)}</td>
           </tr>
         ))}
       </tbody>
     </table>
+  )
+}
+
+/** A key links to its page; a name, when there is one, comes with the id. */
+function Target({ target }: { target: AuditEvent['target'] }) {
+  const label = target.name ?? target.id
+  return (
+    <>
+      {target.type === 'key' ? <a href={keyHref(target.id)}>{label}</a> : label}
+      {target.name !== null && <code class="muted"> {target.id}</code>}
+    </>
   )
 }

@@ -86,7 +86,11 @@ export function RotateKeyDialog({ keyData, onClose }: KeyDialogProps) {
               required
               value={grace}
               onInput={(event) => setGrace(event.currentTarget.value)}
+              aria-describedby={`${graceId}-hint`}
             />
+            <p class="hint" id={`${graceId}-hint`}>
+              86400 is a day; 0 ends the current secret at once.
+            </p>
           </div>
           <ErrorAlert message={action.error} />
           <Buttons busy={action.busy} submit="Rotate" onCancel={onClose} />
