@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact'
-import { useEffect, useId, useRef } from 'preact/hooks'
+import { useId, useLayoutEffect, useRef } from 'preact/hooks'
 
 interface DialogProps {
   title: string
@@ -16,7 +16,8 @@ interface DialogProps {
 export function Dialog({ title, onClose, children }: DialogProps) {
   const ref = useRef<HTMLDialogElement>(null)
   const titleId = useId()
-  useEffect(() => {
+  // Opened as the dialog is put in the page, before the browser paints or takes another key press.
+  useLayoutEffect(() => {
     const dialog = ref.current
     if (dialog === null) return
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
