@@ -8,7 +8,7 @@ import { tracedCounters, tracedStorage } from './compose/traced.ts'
 import type { Config } from './config.ts'
 import { IdempotencyService } from './domain/idempotency.ts'
 import { KeyCache } from './domain/key-cache.ts'
-import { KeyService } from './domain/keys.ts'
+import { KeyService } from './domain/key-service.ts'
 import { PetService } from './domain/pets.ts'
 import { Authenticator } from './http/auth.ts'
 import { CachedPages, renderedPages } from './http/list-pages.ts'
@@ -141,6 +141,9 @@ async function composeServe(
       ? rendered
       : new CachedPages(rendered, version, clock, { maxEntries: config.pageCacheEntries, maxAgeMs })
   const limiter = new RateLimiter(counters, clock, { banMs: config.banSeconds * 1000, observer: metrics })
+  // A key this process changes is refused or changed here at once, not after the cache's TTL.
+  const keyCache = new KeyCache(stores.keys, clock, { ttlMs: options.keyCacheTtlMs })
+  const keys = new KeyService(stores.keys, clock, keyLimitState(counters), { keyChanged: (id) => keyCache.forget(id) })
 
   // Replayable responses are kept 24 hours; older ones are swept out every 10 minutes.
   const purge = setInterval(() => {
@@ -155,10 +158,10 @@ async function composeServe(
     migrationsApplied,
     metrics,
     storage,
-    keys: new KeyService(stores.keys, clock, keyLimitState(counters)),
+    keys,
     pets,
     pages,
-    authenticator: new Authenticator(new KeyCache(stores.keys, clock, { ttlMs: options.keyCacheTtlMs }), clock),
+    authenticator: new Authenticator(keyCache, clock),
     limiter,
     // Reads in-process take microseconds: only a store across the network has a round trip to overlap.
     speculation: sqlite === undefined ? new SpeculativeReads() : undefined,

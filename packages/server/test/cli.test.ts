@@ -63,6 +63,8 @@ describe('animal-store CLI', () => {
       [['keys', 'create', '--plan', 'free', '--per-day', '1.5'], /--per-day must be a whole number/],
       [['keys', 'create', '--plan', 'free', '--expires-at', '2001-01-01T00:00:00Z'], /--expires-at must be in the future/],
       [['keys', 'create', '--plan', 'free', '--expires-at', 'tomorrow'], /--expires-at must be an ISO 8601/],
+      [['keys', 'create', '--plan', 'free', '--expires-at', '2099-02-30T00:00:00Z'], /--expires-at names no real date and time/],
+      [['keys', 'create', '--plan', 'free', '--per-minute', '99999999999999999999'], /--per-minute must be at most 9007199254740991/],
       [['keys', 'create', '--plan', 'free', '--colour', 'red'], /Unknown option '--colour'/],
       [['keys', 'create', '--plan', 'free', 'extra'], /no positional arguments/],
       [['keys', 'list', '--plan', 'free'], /does not take --plan/],
@@ -88,6 +90,9 @@ describe('animal-store CLI', () => {
     const created = JSON.parse((await runCli(['keys', 'create', '--plan', 'pro', '--json'], env)).stdout) as { id: string }
     const revoked = await runCli(['keys', 'revoke', created.id], env)
     assert.equal(revoked.code, 0, revoked.stderr)
+    const again = await runCli(['keys', 'revoke', created.id], env)
+    assert.equal(again.code, 0, again.stderr)
+    assert.match(again.stdout, /was already revoked at \d{4}-/)
     const [listed] = await listJson(env)
     assert.match(String(listed!.revokedAt), /^\d{4}-\d{2}-\d{2}T/)
     assert.equal((await runCli(['keys', 'unban', created.id], env)).code, 0)

@@ -1,9 +1,10 @@
+import { userInfo } from 'node:os'
 import { parseArgs } from 'node:util'
 import { PLAN_NAMES } from '@animal-store/contract'
 import { compose } from '../compose.ts'
 import type { Config } from '../config.ts'
-import { KeyInputError } from '../domain/key-changes.ts'
-import type { KeyService } from '../domain/keys.ts'
+import type { Actor } from '../domain/actor.ts'
+import { KeyInputError, KeyNotFoundError, KeyRevokedError, type KeyTerm } from '../domain/key-errors.ts'
 import { table, usageText } from './keys-table.ts'
 import { UsageError } from './usage-error.ts'
 
@@ -22,29 +23,48 @@ Commands:
          secret keeps working for --grace seconds (default 86400, at most 2592000; 0 ends it at once).
   usage <id> [--json]
          The key's use of its minute and day windows and any ban.
-  revoke <id>        Revokes a key; every instance refuses it within 5 seconds.
-  unban <id>         Lifts a temporary ban.
+  revoke <id>        Revokes a key; every instance refuses it within 5 seconds (again: no change).
+  unban <id>         Lifts a temporary ban, if any.
+
+ISO8601: a date (midnight UTC) or a date-time with Z or an offset, e.g. 2030-01-01T00:00:00Z.
+Bad input, an unknown key id or a change to a revoked key exits with code 2 and changes nothing.
 `
 
-function wholeNumber(flag: string, value: string | undefined, min = 1): number | undefined {
-  if (value === undefined) return undefined
-  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min)
-    throw new UsageError(`${flag} must be a whole number of at least ${min} (got ${JSON.stringify(value)})`)
-  return Number(value)
+/** The flag that sets each term the key service names in its messages. */
+const FLAGS: Record<KeyTerm, string> = {
+  plan: '--plan',
+  name: '--name',
+  perMinute: '--per-minute',
+  perDay: '--per-day',
+  expiresAt: '--expires-at',
+  noExpiry: '--no-expiry',
+  graceSeconds: '--grace'
 }
 
-/** The key service, with its refusals of bad input turned into usage errors (one line, exit 2). */
-function refusingBadInput(keys: KeyService): Pick<KeyService, 'create' | 'update' | 'rotate' | 'usage' | 'list'> {
-  const refuse = (error: unknown) => {
-    throw error instanceof KeyInputError ? new UsageError(error.message) : error
+/** The key service's refusals as usage errors (one line, exit 2), naming flags where it names fields. */
+function asUsageError(error: unknown): unknown {
+  if (error instanceof KeyInputError) return new UsageError(error.describe((term) => FLAGS[term]))
+  if (error instanceof KeyNotFoundError || error instanceof KeyRevokedError) return new UsageError(error.message)
+  return error
+}
+
+/** The OS user running the command: who the changes it makes are by. */
+function osUser(): Actor {
+  let name: string
+  try {
+    name = userInfo().username
+  } catch {
+    // No entry for this uid in the user database (a container's arbitrary uid).
+    name = process.env.USER ?? process.env.LOGNAME ?? `uid ${process.getuid?.() ?? 'unknown'}`
   }
-  return {
-    create: (input) => keys.create(input).catch(refuse),
-    update: (id, input) => keys.update(id, input).catch(refuse),
-    rotate: (id, grace) => keys.rotate(id, grace).catch(refuse),
-    usage: (id) => keys.usage(id).catch(refuse),
-    list: () => keys.list()
-  }
+  return { type: 'cli', id: name, name }
+}
+
+/** A flag's digits as a number; the key service judges the number. */
+function number(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  if (!/^[0-9]+$/.test(value)) throw new UsageError(`${flag} must be a whole number (got ${JSON.stringify(value)})`)
+  return Number(value)
 }
 
 export async function keysCommand(config: Config, argv: string[]): Promise<void> {
@@ -102,48 +122,43 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
     )
   }
   if (command === 'create' && values.plan === undefined) throw new UsageError(`keys create needs --plan <${PLAN_NAMES.join('|')}>`)
-  const perMinute = wholeNumber('--per-minute', values['per-minute'])
-  const perDay = wholeNumber('--per-day', values['per-day'])
-  const grace = values.grace === undefined ? 86_400 : wholeNumber('--grace', values.grace, 0)
+  if (values['expires-at'] !== undefined && values['no-expiry'] === true)
+    throw new UsageError('give either --expires-at or --no-expiry, not both')
+  const perMinute = number('--per-minute', values['per-minute'])
+  const perDay = number('--per-day', values['per-day'])
+  const graceSeconds = number('--grace', values.grace)
+  const id = positionals[0] ?? ''
 
   const services = await compose(config, { role: 'admin' })
-  const keys = refusingBadInput(services.keys)
+  const keys = services.keys
+  const actor = osUser()
   const json = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`)
   try {
     switch (command) {
       case 'create': {
-        const created = await keys.create({ plan: values.plan!, name: values.name, perMinute, perDay, expiresAt: values['expires-at'] })
-        if (values.json === true) {
-          process.stdout.write(`${JSON.stringify({ ...created.view, key: created.key })}\n`)
-        } else {
-          const { id, plan, limits } = created.view
+        const input = { plan: values.plan!, name: values.name, perMinute, perDay, expiresAt: values['expires-at'] }
+        const { key, view } = await keys.create(input, actor)
+        if (values.json === true) json({ ...view, key })
+        else
           process.stdout.write(
-            `Created key ${id} (${plan}, ${limits.perMinute}/min, ${limits.perDay}/day).\n` +
-              `Secret (shown once, store it now):\n${created.key}\n`
+            `Created key ${view.id} (${view.plan}, ${view.limits.perMinute}/min, ${view.limits.perDay}/day).\n` +
+              `Secret (shown once, store it now):\n${key}\n`
           )
-        }
         return
       }
       case 'update': {
-        const input = {
-          plan: values.plan,
-          name: values.name,
-          perMinute,
-          perDay,
-          expiresAt: values['expires-at'],
-          noExpiry: values['no-expiry']
-        }
-        const updated = await keys.update(positionals[0]!, input)
-        if (values.json === true) json(updated)
+        const expiresAt = values['no-expiry'] === true ? null : values['expires-at']
+        const { view } = await keys.update(id, { plan: values.plan, name: values.name, perMinute, perDay, expiresAt }, actor)
+        if (values.json === true) json(view)
         else
           process.stdout.write(
-            `Updated ${updated.id} (${updated.plan}, ${updated.limits.perMinute}/min, ${updated.limits.perDay}/day); ` +
+            `Updated ${view.id} (${view.plan}, ${view.limits.perMinute}/min, ${view.limits.perDay}/day); ` +
               'every instance applies it within 5 seconds.\n'
           )
         return
       }
       case 'rotate': {
-        const { key, view } = await keys.rotate(positionals[0]!, grace!)
+        const { key, view } = await keys.rotate(id, { graceSeconds }, actor)
         if (values.json === true) json({ ...view, key })
         else
           process.stdout.write(
@@ -153,9 +168,8 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
         return
       }
       case 'usage': {
-        const usage = await keys.usage(positionals[0]!)
-        if (values.json === true) json(usage)
-        else process.stdout.write(usageText(usage))
+        const usage = await keys.usage(id)
+        process.stdout.write(values.json === true ? `${JSON.stringify(usage)}\n` : usageText(usage))
         return
       }
       case 'list': {
@@ -163,18 +177,21 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
         process.stdout.write(values.json === true ? `${JSON.stringify(list)}\n` : list.length === 0 ? 'No keys.\n' : `${table(list)}\n`)
         return
       }
-      case 'revoke':
-      case 'unban': {
-        const id = positionals[0]!
-        const found = command === 'revoke' ? await services.keys.revoke(id) : await services.keys.unban(id)
-        if (!found) throw new UsageError(`no key has id ${JSON.stringify(id)}`)
+      case 'revoke': {
+        const { view, event } = await keys.revoke(id, actor)
         process.stdout.write(
-          command === 'revoke'
-            ? `Revoked ${id}; every instance refuses it within 5 seconds.\n`
-            : `Lifted any ban on ${id}; serving instances apply it within a second.\n`
+          event === null
+            ? `${id} was already revoked at ${view.revokedAt}.\n`
+            : `Revoked ${id}; every instance refuses it within 5 seconds.\n`
         )
+        return
       }
+      case 'unban':
+        await keys.unban(id, actor)
+        process.stdout.write(`Lifted any ban on ${id}; serving instances apply it within a second.\n`)
     }
+  } catch (error) {
+    throw asUsageError(error)
   } finally {
     await services.close()
   }

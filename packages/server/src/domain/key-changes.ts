@@ -1,43 +1,112 @@
-import { isPlanName, PLAN_NAMES } from '@animal-store/contract'
+import { isPlanName, PLAN_NAMES, type PlanName } from '@animal-store/contract'
 import type { ApiKeyRecord, KeyChanges } from '../storage/types.ts'
+import { KeyInputError } from './key-errors.ts'
 
-export class KeyInputError extends Error {
-  override name = 'KeyInputError'
+// The rules for what a caller sets on a key, in the words of the operator API's JSON bodies.
+
+/** What `create` asks for (`POST /admin/v1/keys`, `keys create`). */
+export interface CreateKeyInput {
+  plan: string
+  name?: string | undefined
+  perMinute?: number | undefined
+  perDay?: number | undefined
+  expiresAt?: string | undefined
 }
 
-/** What `keys update` asks for; undefined fields stay as they are. */
+/** What `update` asks for (`PATCH /admin/v1/keys/{id}`); absent fields stay as they are, `expiresAt: null` removes the expiry. */
 export interface UpdateKeyInput {
   plan?: string | undefined
   name?: string | undefined
   perMinute?: number | undefined
   perDay?: number | undefined
-  expiresAt?: string | undefined
-  /** Removes the expiry. */
-  noExpiry?: boolean | undefined
+  expiresAt?: string | null | undefined
 }
 
-/** The longest grace `keys rotate` gives the old secret: 30 days. */
+/** What `rotate` asks for (`POST /admin/v1/keys/{id}/rotate`): how long the old secret keeps working. */
+export interface RotateKeyInput {
+  graceSeconds?: number | undefined
+}
+
+/** The grace a rotation gives the old secret unless told: one day; at most 30 days. */
+const DEFAULT_GRACE_SECONDS = 86_400
 const MAX_GRACE_SECONDS = 30 * 86_400
+const MAX_NAME_LENGTH = 200
+
+const shown = (value: unknown) => (typeof value === 'number' ? String(value) : JSON.stringify(value))
+
+function plan(value: string): PlanName {
+  if (typeof value !== 'string' || !isPlanName(value))
+    throw new KeyInputError('plan', (t) => `${t('plan')} must be one of ${PLAN_NAMES.join(', ')} (got ${shown(value)})`)
+  return value
+}
+
+function limit(field: 'perMinute' | 'perDay', value: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    throw new KeyInputError(field, (t) => `${t(field)} must be a whole number of at least 1 (got ${shown(value)})`)
+  if (!Number.isSafeInteger(value))
+    throw new KeyInputError(field, (t) => `${t(field)} must be at most ${Number.MAX_SAFE_INTEGER} (got ${shown(value)})`)
+  return value
+}
+
+function name(value: string): string {
+  if (typeof value !== 'string' || /\p{Cc}/u.test(value) || (value.length > MAX_NAME_LENGTH && [...value].length > MAX_NAME_LENGTH))
+    throw new KeyInputError('name', (t) => `${t('name')} must be at most ${MAX_NAME_LENGTH} characters with no control characters`)
+  if (!value.isWellFormed()) throw new KeyInputError('name', (t) => `${t('name')} must be valid Unicode text (it holds a lone surrogate)`)
+  return value
+}
+
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2}))?$/
+
+/** Unix milliseconds of an ISO 8601 date (its midnight UTC) or date-time with a UTC offset: undefined if not of that shape, NaN if no real moment. */
+function isoTime(text: string): number | undefined {
+  const match = ISO_TIME.exec(text)
+  if (match === null) return undefined
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = match.slice(1, 7).map((part) => Number(part ?? 0))
+  const zone = match[8] ?? 'Z'
+  const offset = zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2)))
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate()
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return Number.NaN
+  if (Math.abs(offset) >= 24 * 60 || Number(zone.slice(-2)) > 59) return Number.NaN
+  const ms = Number((match[7] ?? '').padEnd(3, '0').slice(0, 3))
+  return Date.UTC(year, month - 1, day, hour, minute, second, ms) - offset * 60_000
+}
 
 /** An ISO 8601 date-time in the future, as Unix milliseconds. */
-export function parseExpiry(text: string, now: number): number {
-  const at = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) ? Date.parse(text) : Number.NaN
-  if (Number.isNaN(at))
-    throw new KeyInputError(`--expires-at must be an ISO 8601 date-time, e.g. 2030-01-01T00:00:00Z (got ${JSON.stringify(text)})`)
-  if (at <= now) throw new KeyInputError('--expires-at must be in the future')
+function expiry(text: string, now: number): number {
+  const at = typeof text === 'string' ? isoTime(text) : undefined
+  if (at === undefined)
+    throw new KeyInputError(
+      'expiresAt',
+      (t) => `${t('expiresAt')} must be an ISO 8601 date-time with a UTC offset, such as 2030-01-01T00:00:00Z (got ${shown(text)})`
+    )
+  if (Number.isNaN(at)) throw new KeyInputError('expiresAt', (t) => `${t('expiresAt')} names no real date and time (got ${shown(text)})`)
+  if (at <= now) throw new KeyInputError('expiresAt', (t) => `${t('expiresAt')} must be in the future (got ${shown(text)})`)
   return at
 }
 
-export function checkName(name: string): string {
-  if (name.length > 200 || /[\p{Cc}]/u.test(name))
-    throw new KeyInputError('--name must be at most 200 characters with no control characters')
-  return name
+/** Enterprise keys have no numbers of their own plan: both must be set. */
+function checkEnterprise(plan: PlanName, perMinute: number | null, perDay: number | null): void {
+  if (plan === 'enterprise' && (perMinute === null || perDay === null))
+    throw new KeyInputError(
+      perMinute === null ? 'perMinute' : 'perDay',
+      (t) => `an enterprise key needs both ${t('perMinute')} and ${t('perDay')}`
+    )
 }
 
-export function positiveLimit(name: string, value: number | undefined): number | null {
-  if (value === undefined) return null
-  if (!Number.isSafeInteger(value) || value < 1) throw new KeyInputError(`${name} must be a whole number of at least 1`)
-  return value
+/** The fields of a new key, checked as a whole. */
+export function newKeyFields(
+  input: CreateKeyInput,
+  now: number
+): Pick<ApiKeyRecord, 'plan' | 'name' | 'perMinute' | 'perDay' | 'expiresAt'> {
+  const fields = {
+    plan: plan(input.plan),
+    perMinute: input.perMinute === undefined ? null : limit('perMinute', input.perMinute),
+    perDay: input.perDay === undefined ? null : limit('perDay', input.perDay),
+    name: input.name === undefined ? null : name(input.name),
+    expiresAt: input.expiresAt === undefined ? null : expiry(input.expiresAt, now)
+  }
+  checkEnterprise(fields.plan, fields.perMinute, fields.perDay)
+  return fields
 }
 
 /**
@@ -46,34 +115,28 @@ export function positiveLimit(name: string, value: number | undefined): number |
  * enterprise key needs both.
  */
 export function keyChanges(key: ApiKeyRecord, input: UpdateKeyInput, now: number): KeyChanges {
-  if (key.revokedAt !== null) throw new KeyInputError(`key ${key.id} is revoked; revoked keys cannot be changed`)
   const changes: KeyChanges = {}
-  if (input.plan !== undefined) {
-    if (!isPlanName(input.plan))
-      throw new KeyInputError(`--plan must be one of ${PLAN_NAMES.join(', ')} (got ${JSON.stringify(input.plan)})`)
-    changes.plan = input.plan
-    changes.perMinute = null
-    changes.perDay = null
+  if (input.plan !== undefined) Object.assign(changes, { plan: plan(input.plan), perMinute: null, perDay: null })
+  if (input.perMinute !== undefined) changes.perMinute = limit('perMinute', input.perMinute)
+  if (input.perDay !== undefined) changes.perDay = limit('perDay', input.perDay)
+  const after = { ...key, ...changes }
+  checkEnterprise(after.plan, after.perMinute, after.perDay)
+  if (input.name !== undefined) changes.name = name(input.name)
+  if (input.expiresAt !== undefined) changes.expiresAt = input.expiresAt === null ? null : expiry(input.expiresAt, now)
+  if (Object.keys(changes).length === 0) {
+    const terms = ['plan', 'perMinute', 'perDay', 'name', 'expiresAt'] as const
+    throw new KeyInputError(null, (t) => `nothing to change: give ${terms.map(t).join(', ')} or ${t('noExpiry')}`)
   }
-  if (input.perMinute !== undefined) changes.perMinute = positiveLimit('--per-minute', input.perMinute)
-  if (input.perDay !== undefined) changes.perDay = positiveLimit('--per-day', input.perDay)
-  const plan = changes.plan ?? key.plan
-  const perMinute = changes.perMinute === undefined ? key.perMinute : changes.perMinute
-  const perDay = changes.perDay === undefined ? key.perDay : changes.perDay
-  if (plan === 'enterprise' && (perMinute === null || perDay === null))
-    throw new KeyInputError('an enterprise key needs both --per-minute and --per-day')
-  if (input.name !== undefined) changes.name = checkName(input.name)
-  if (input.expiresAt !== undefined && input.noExpiry === true) throw new KeyInputError('give either --expires-at or --no-expiry, not both')
-  if (input.expiresAt !== undefined) changes.expiresAt = parseExpiry(input.expiresAt, now)
-  if (input.noExpiry === true) changes.expiresAt = null
-  if (Object.keys(changes).length === 0)
-    throw new KeyInputError('nothing to change: give --plan, --per-minute, --per-day, --name, --expires-at or --no-expiry')
   return changes
 }
 
-/** The grace of `keys rotate`, in whole seconds from 0 to 30 days. */
-export function graceSeconds(value: number): number {
-  if (!Number.isSafeInteger(value) || value < 0 || value > MAX_GRACE_SECONDS)
-    throw new KeyInputError(`--grace must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}`)
+/** The grace of a rotation, in whole seconds from 0 to 30 days; a day unless given. */
+export function graceSeconds(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_GRACE_SECONDS
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_GRACE_SECONDS)
+    throw new KeyInputError(
+      'graceSeconds',
+      (t) => `${t('graceSeconds')} must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS} (got ${shown(value)})`
+    )
   return value
 }

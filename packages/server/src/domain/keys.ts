@@ -1,9 +1,6 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto'
-import { isPlanName, PLAN_NAMES, PLANS, type Limits, type PlanName, type RateLimitStatus } from '@animal-store/contract'
-import type { Clock } from '../base/clock.ts'
-import type { ApiKeyRecord, KeyStore } from '../storage/types.ts'
-import { checkName, graceSeconds, keyChanges, KeyInputError, parseExpiry, positiveLimit, type UpdateKeyInput } from './key-changes.ts'
-import { rateLimitStatus } from './rate-limit-policy.ts'
+import { PLANS, type Limits, type PlanName } from '@animal-store/contract'
+import type { ApiKeyRecord } from '../storage/types.ts'
 
 /** The recognisable prefix of every secret, so secret scanners can find leaked keys. */
 const KEY_PREFIX = 'as_live_'
@@ -11,6 +8,7 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 /** 32 random bytes (256 bits) written in base62 always fit in 43 characters. */
 const SECRET_LENGTH = 43
 const KEY_SHAPE = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${SECRET_LENGTH}}$`)
+const ID_SHAPE = /^key_[0-9A-Za-z]{16}$/
 
 function base62(bytes: Buffer, length: number): string {
   let n = BigInt(`0x${bytes.toString('hex')}`)
@@ -26,7 +24,10 @@ export function generateSecret(): string {
   return KEY_PREFIX + base62(randomBytes(32), SECRET_LENGTH)
 }
 
-function generateId(): string {
+/** The first characters of a secret, safe to show. */
+export const prefixOf = (secret: string) => secret.slice(0, KEY_PREFIX.length + 4)
+
+export function generateId(): string {
   let id = 'key_'
   for (let i = 0; i < 16; i++) id += BASE62[randomInt(62)]
   return id
@@ -36,19 +37,17 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex')
 }
 
+/** True when the text has the shape of a key id we issue: anything else names no key. */
+export function looksLikeKeyId(id: string): boolean {
+  return ID_SHAPE.test(id)
+}
+
 /** True when the text has the shape of a key we issue; anything else is refused before any lookup. */
 export function looksLikeKey(secret: string): boolean {
   return KEY_SHAPE.test(secret)
 }
 
-export interface CreateKeyInput {
-  plan: string
-  name?: string | undefined
-  perMinute?: number | undefined
-  perDay?: number | undefined
-  expiresAt?: string | undefined
-}
-
+/** A key as `keys list --json` and the operator API's Key show it: never its secret nor its hash. */
 export interface KeyView {
   id: string
   prefix: string
@@ -72,7 +71,7 @@ export interface KeyUsage {
   bannedUntil: number | null
 }
 
-/** What the rate limiter knows of a key, for `keys list` and `keys unban`. */
+/** What the rate limiter knows of a key, for the key service. */
 export interface KeyLimitState {
   usage(keyId: string, now: number): Promise<KeyUsage>
   unban(keyId: string, now: number): Promise<void>
@@ -87,17 +86,12 @@ export function limitsOf(key: Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'
   return { perMinute, perDay }
 }
 
-const NO_USAGE: KeyUsage = { minuteUsed: 0, dayUsed: 0, bannedUntil: null }
-
-/** `value`, or the refusal of an unknown key id. */
-function found<T>(value: T | undefined, id: string): T {
-  if (value === undefined) throw new KeyInputError(`no key has id ${JSON.stringify(id)}`)
-  return value
-}
+export const NO_USAGE: KeyUsage = { minuteUsed: 0, dayUsed: 0, bannedUntil: null }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
-function viewKey(key: ApiKeyRecord, usage: KeyUsage, now: number): KeyView {
+/** The view of `key` at `now`, with its use of its windows and its ban. */
+export function viewKey(key: ApiKeyRecord, usage: KeyUsage, now: number): KeyView {
   const previous = key.previousSecretExpiresAt
   return {
     id: key.id,
@@ -111,90 +105,5 @@ function viewKey(key: ApiKeyRecord, usage: KeyUsage, now: number): KeyView {
     previousSecretExpiresAt: previous !== null && previous >= now ? iso(previous) : null,
     bannedUntil: iso(usage.bannedUntil),
     usage: { minute: usage.minuteUsed, day: usage.dayUsed }
-  }
-}
-
-/** Key administration: create and rotate (secret shown once), list, update, usage, revoke, unban. */
-export class KeyService {
-  readonly #store: KeyStore
-  readonly #clock: Clock
-  readonly #limits: KeyLimitState
-
-  constructor(store: KeyStore, clock: Clock, limits: KeyLimitState) {
-    this.#store = store
-    this.#clock = clock
-    this.#limits = limits
-  }
-
-  async create(input: CreateKeyInput): Promise<{ key: string; view: KeyView }> {
-    if (!isPlanName(input.plan))
-      throw new KeyInputError(`--plan must be one of ${PLAN_NAMES.join(', ')} (got ${JSON.stringify(input.plan)})`)
-    const perMinute = positiveLimit('--per-minute', input.perMinute)
-    const perDay = positiveLimit('--per-day', input.perDay)
-    if (input.plan === 'enterprise' && (perMinute === null || perDay === null)) {
-      throw new KeyInputError('an enterprise key needs both --per-minute and --per-day')
-    }
-    const now = this.#clock.now()
-    const expiresAt = input.expiresAt === undefined ? null : parseExpiry(input.expiresAt, now)
-    const name = input.name === undefined ? null : checkName(input.name)
-    const secret = generateSecret()
-    const record: ApiKeyRecord = {
-      id: generateId(),
-      prefix: secret.slice(0, KEY_PREFIX.length + 4),
-      name,
-      plan: input.plan,
-      perMinute,
-      perDay,
-      createdAt: now,
-      expiresAt,
-      revokedAt: null,
-      previousSecretExpiresAt: null
-    }
-    await this.#store.create(record, hashSecret(secret))
-    return { key: secret, view: viewKey(record, NO_USAGE, now) }
-  }
-
-  async list(): Promise<KeyView[]> {
-    const now = this.#clock.now()
-    const keys = await this.#store.list()
-    return Promise.all(keys.map(async (key) => viewKey(key, await this.#limits.usage(key.id, now), now)))
-  }
-
-  async revoke(id: string): Promise<boolean> {
-    return this.#store.revoke(id, this.#clock.now())
-  }
-
-  /** Changes the key in place (same secret); its usage and any ban stay. Bad input changes nothing. */
-  async update(id: string, input: UpdateKeyInput): Promise<KeyView> {
-    const now = this.#clock.now()
-    const changes = keyChanges(found(await this.#store.get(id), id), input, now)
-    const updated = found(await this.#store.update(id, changes), id)
-    return viewKey(updated, await this.#limits.usage(id, now), now)
-  }
-
-  /** A new secret for the key (same id, plan, usage and ban); the old one works for `grace` more seconds. */
-  async rotate(id: string, grace: number): Promise<{ key: string; view: KeyView }> {
-    const now = this.#clock.now()
-    const previousExpiresAt = now + graceSeconds(grace) * 1000
-    if (found(await this.#store.get(id), id).revokedAt !== null)
-      throw new KeyInputError(`key ${id} is revoked; revoked keys cannot be rotated`)
-    const secret = generateSecret()
-    const rotation = { secretHash: hashSecret(secret), prefix: secret.slice(0, KEY_PREFIX.length + 4), previousExpiresAt }
-    const rotated = found(await this.#store.rotate(id, rotation), id)
-    return { key: secret, view: viewKey(rotated, await this.#limits.usage(id, now), now) }
-  }
-
-  /** The key's use of both windows now and its ban, as `GET /v1/rate_limit` answers it, with its id. */
-  async usage(id: string): Promise<{ id: string } & RateLimitStatus> {
-    const now = this.#clock.now()
-    const key = found(await this.#store.get(id), id)
-    return { id, ...rateLimitStatus(key.plan, limitsOf(key), now, await this.#limits.usage(id, now)) }
-  }
-
-  /** Lifts the key's ban and clears its refusal count; false when no key has this id. */
-  async unban(id: string): Promise<boolean> {
-    if ((await this.#store.get(id)) === undefined) return false
-    await this.#limits.unban(id, this.#clock.now())
-    return true
   }
 }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ErrorCode } from '@animal-store/contract'
 import { ApiError } from '../domain/api-error.ts'
+import { KeyInputError, KeyNotFoundError, KeyRevokedError } from '../domain/key-errors.ts'
 import { StorageUnavailableError } from '../storage/types.ts'
 import { errorBody } from './error-body.ts'
 import type { AllowedMethods } from './method-not-allowed.ts'
@@ -28,9 +29,17 @@ const BY_STATUS: Record<number, ErrorCode> = {
   431: 'header_fields_too_large'
 }
 
+/** The domain's refusals, by kind, and the code each answers with; their messages are written for the API's callers. */
+const DOMAIN_ERRORS: Array<[new (...args: never[]) => Error, ErrorCode]> = [
+  [KeyNotFoundError, 'not_found'],
+  [KeyInputError, 'validation_failed'],
+  [KeyRevokedError, 'validation_failed']
+]
+
 /** Maps anything thrown, by any layer, to the code, message and headers of an Error body. */
 export function classify(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error
+  for (const [kind, code] of DOMAIN_ERRORS) if (error instanceof kind) return new ApiError(code, error.message)
   if (error instanceof StorageUnavailableError) {
     return new ApiError('unavailable', 'the database is unreachable; retry later', {
       'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS)

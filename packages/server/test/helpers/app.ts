@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/base/clock.ts'
 import { compose, type ComposeOptions } from '../../src/compose.ts'
 import type { Services } from '../../src/services.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
-import type { CreateKeyInput } from '../../src/domain/keys.ts'
+import type { CreateKeyInput } from '../../src/domain/key-changes.ts'
 import type { Storage } from '../../src/storage/types.ts'
 import { BACKENDS, type Backend } from './backends.ts'
 import { recordIssuedKey, testLogger } from './logs.ts'
@@ -61,7 +61,7 @@ export async function startApp(t: TestContext, options: TestAppOptions = {}): Pr
   await app.listen({ port: config.port, host: config.host })
   const origin = `http://127.0.0.1:${config.port}`
   const keyWithId = async (input: Partial<CreateKeyInput> = {}) => {
-    const created = await services.keys.create({ plan: 'free', ...input })
+    const created = await services.keys.create({ plan: 'free', ...input }, { type: 'cli', id: 'test', name: 'test' })
     recordIssuedKey(created.key)
     return { key: created.key, id: created.view.id }
   }

@@ -1,0 +1,51 @@
+import type { PlanName } from '@animal-store/contract'
+import type { ApiKeyRecord } from '../storage/types.ts'
+import type { Actor } from './actor.ts'
+
+export type KeyAction = 'key.create' | 'key.update' | 'key.rotate' | 'key.revoke' | 'key.unban'
+
+interface FieldChange<T> {
+  from: T
+  to: T
+}
+
+/** The stored fields an update changed, in the operator API's words; `perMinute`/`perDay` null means the plan's number. */
+export interface KeyFieldChanges {
+  plan?: FieldChange<PlanName>
+  name?: FieldChange<string | null>
+  perMinute?: FieldChange<number | null>
+  perDay?: FieldChange<number | null>
+  expiresAt?: FieldChange<string | null>
+}
+
+/**
+ * A change the key service made, shaped as the audit log records it (design.md §6 AuditEvent,
+ * less its id and what only the transport knows: request id, address, user agent).
+ */
+export interface KeyEvent {
+  action: KeyAction
+  actor: Actor
+  target: { type: 'key'; id: string; name: string | null }
+  /** `{field: {from, to}}` for `key.update`, else `{}`. */
+  changes: KeyFieldChanges
+  /** ISO 8601, UTC. */
+  at: string
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+/** Each field whose stored value differs between `before` and `after`. */
+export function fieldChanges(before: ApiKeyRecord, after: ApiKeyRecord): KeyFieldChanges {
+  const changes: KeyFieldChanges = {}
+  if (before.plan !== after.plan) changes.plan = { from: before.plan, to: after.plan }
+  if (before.name !== after.name) changes.name = { from: before.name, to: after.name }
+  if (before.perMinute !== after.perMinute) changes.perMinute = { from: before.perMinute, to: after.perMinute }
+  if (before.perDay !== after.perDay) changes.perDay = { from: before.perDay, to: after.perDay }
+  if (before.expiresAt !== after.expiresAt) changes.expiresAt = { from: iso(before.expiresAt), to: iso(after.expiresAt) }
+  return changes
+}
+
+/** The event of `action` by `actor` on `key` at `now`. */
+export function keyEvent(action: KeyAction, actor: Actor, key: ApiKeyRecord, now: number, changes: KeyFieldChanges = {}): KeyEvent {
+  return { action, actor, target: { type: 'key', id: key.id, name: key.name }, changes, at: new Date(now).toISOString() }
+}
