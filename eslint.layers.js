@@ -18,7 +18,7 @@ const LAYERS = [
 ]
 
 const CONCRETE_STORAGE = '(^|/)storage/(sqlite/|postgres/|shared-change-marker\\.ts$)'
-const CONCRETE_COUNTERS = '(^|/)limits/(memory|redis|fallback|persisted)\\.ts$'
+const CONCRETE_COUNTERS = '(^|/)limits/((memory|redis)/|(fallback|persisted)\\.ts$)'
 
 function rule(layer, above) {
   const patterns = above.flatMap((upper) =>

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { AddressRows, SUBJECT_CHARS } from '../src/limits/address-rows.ts'
+import { AddressRows, SUBJECT_CHARS } from '../src/limits/memory/address-rows.ts'
 
 const ip = (i: number) => `ip:10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`
 

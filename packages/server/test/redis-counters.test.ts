@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test, type TestContext } from 'node:test'
-import { MemoryCounterStore } from '../src/limits/memory.ts'
-import { RedisCounterStore } from '../src/limits/redis.ts'
+import { MemoryCounterStore } from '../src/limits/memory/counter-store.ts'
+import { RedisCounterStore } from '../src/limits/redis/counter-store.ts'
 import type { ConsumeRequest } from '../src/limits/types.ts'
 import { redisPrefix, redisUnavailable, TEST_REDIS_URL } from './helpers/redis.ts'
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test, type TestContext } from 'node:test'
-import { MemoryCounterStore } from '../src/limits/memory.ts'
+import { MemoryCounterStore } from '../src/limits/memory/counter-store.ts'
 import type { ConsumeRequest, ConsumeResult, CounterStore } from '../src/limits/types.ts'
 import { assertError } from './helpers/assertions.ts'
 import { postJson, startApp, type TestApp } from './helpers/app.ts'

@@ -1,4 +1,4 @@
-import type { CounterRow } from '../storage/types.ts'
+import type { CounterRow } from '../../storage/types.ts'
 
 /** A row the counter rules read and change in place, and mark as changed for the next write. */
 export interface HeldRow extends CounterRow {

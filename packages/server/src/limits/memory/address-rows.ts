@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto'
-import type { CounterRow } from '../storage/types.ts'
+import type { CounterRow } from '../../storage/types.ts'
 import { SlotView, STRIDE, type HeldRow } from './slot-view.ts'
 import { SlotChanges } from './slot-changes.ts'
 import { SlotOrder } from './slot-order.ts'

@@ -1,4 +1,4 @@
-import type { CounterRow } from '../storage/types.ts'
+import type { CounterRow } from '../../storage/types.ts'
 import { RecordLog, SlotList, widened, type Batch } from './typed-lists.ts'
 
 /**

@@ -1,9 +1,9 @@
-import { DAY_MS, MINUTE_MS, windowStart } from '../domain/rate-limit-policy.ts'
-import type { CounterRow } from '../storage/types.ts'
+import { DAY_MS, MINUTE_MS, windowStart } from '../../domain/rate-limit-policy.ts'
+import type { CounterRow } from '../../storage/types.ts'
 import { AddressRows } from './address-rows.ts'
 import { KeyChanges, KeyRow } from './key-rows.ts'
 import type { HeldRow } from './slot-view.ts'
-import { ADDRESS_PREFIX, type ConsumeRequest, type ConsumeResult, type CounterStore, type SubjectUsage } from './types.ts'
+import { ADDRESS_PREFIX, type ConsumeRequest, type ConsumeResult, type CounterStore, type SubjectUsage } from '../types.ts'
 import { joined, type Batch } from './typed-lists.ts'
 
 /** What a stored row means at `now`: counts of windows that have ended are zero, an ended ban is none. */

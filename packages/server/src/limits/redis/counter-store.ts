@@ -1,8 +1,8 @@
-import { DAY_MS, MINUTE_MS, windowStart } from '../domain/rate-limit-policy.ts'
-import { PerTurnBatch } from '../base/per-turn.ts'
-import { clusterHealth, connectRedis, type RedisOptions, type ScriptedRedis } from './redis-connection.ts'
-import { CONSUME_MANY } from './redis-consume-script.ts'
-import type { ConsumeRequest, ConsumeResult, RemoteCounterStore, SubjectUsage } from './types.ts'
+import { DAY_MS, MINUTE_MS, windowStart } from '../../domain/rate-limit-policy.ts'
+import { PerTurnBatch } from '../../base/per-turn.ts'
+import { clusterHealth, connectRedis, type RedisOptions, type ScriptedRedis } from './connection.ts'
+import { CONSUME_MANY } from './consume-script.ts'
+import type { ConsumeRequest, ConsumeResult, RemoteCounterStore, SubjectUsage } from '../types.ts'
 
 /**
  * Consumes per script call at most: the script holds Redis for its whole batch (a few µs per
