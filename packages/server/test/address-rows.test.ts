@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { AddressRows, SUBJECT_CHARS } from '../src/limits/memory/address-rows.ts'
+import { AddressRows } from '../src/limits/memory/address-rows.ts'
+import { SUBJECT_CHARS } from '../src/limits/memory/row-table.ts'
 
 const ip = (i: number) => `ip:10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`
 

@@ -1,16 +1,13 @@
 import { randomInt } from 'node:crypto'
 import type { CounterRow } from '../../storage/types.ts'
-import { SlotView, STRIDE, type HeldRow } from './slot-view.ts'
-import { SlotChanges } from './slot-changes.ts'
+import { checkSubject, SUBJECT_CHARS, type CounterChanges, type HeldRow, type RowTable } from './row-table.ts'
+import { SlotView, STRIDE } from './slot-view.ts'
+import { NO_CHANGES, SlotChanges } from './slot-changes.ts'
 import { SlotOrder } from './slot-order.ts'
-import { latin1, widened, type Batch } from './typed-lists.ts'
+import { latin1, widened } from './typed-lists.ts'
 
-/** Longest subject held, in latin1 characters: `ip:` and a full IPv6 text with its prefix length fit. */
-export const SUBJECT_CHARS = 64
 const NONE = -1
 const FIRST_CAPACITY = 1024
-// eslint-disable-next-line no-control-regex -- the range is the point: one byte per character
-const LATIN1 = /^[\u0000-\u00ff]*$/
 
 /**
  * The counter rows of client addresses in typed arrays: subjects in fixed-size slots, a seeded
@@ -18,7 +15,7 @@ const LATIN1 = /^[\u0000-\u00ff]*$/
  * operation is O(1); past the cap a new address reuses the oldest slot, so a flood leaves no
  * strings, map entries or row objects for V8 to promote and keep until its next full collection.
  */
-export class AddressRows {
+export class AddressRows implements RowTable {
   readonly #max: number
   readonly #seed = randomInt(2 ** 32) | 0
   #size = 0
@@ -71,9 +68,7 @@ export class AddressRows {
    * caller. At the cap, the least recently seen subject is forgotten first and its slot reused.
    */
   add(subject: string): number {
-    if (subject.length > SUBJECT_CHARS || !LATIN1.test(subject)) {
-      throw new RangeError(`a rate-limit subject is at most ${SUBJECT_CHARS} latin1 characters`)
-    }
+    checkSubject(subject)
     let slot: number
     if (this.#size >= this.#max) {
       slot = this.#order.oldest
@@ -133,9 +128,8 @@ export class AddressRows {
    * Subjects forgotten and rows changed since the last call. Rows are read as they are taken
    * out, so they hold their latest counts; both are valid until the next call.
    */
-  takeChanges(): { forgotten: Batch<string>; rows: Batch<CounterRow> } {
-    const none = { length: 0, slice: () => [] }
-    return this.#changes?.take((slot) => this.copy(slot)) ?? { forgotten: none, rows: none }
+  takeChanges(): CounterChanges {
+    return this.#changes?.take((slot) => this.copy(slot)) ?? NO_CHANGES
   }
 
   #forget(slot: number): void {

@@ -1,10 +1,10 @@
 import { DAY_MS, MINUTE_MS, windowStart } from '../../domain/rate-limit-policy.ts'
 import type { CounterRow } from '../../storage/types.ts'
-import { AddressRows } from './address-rows.ts'
-import { KeyChanges, KeyRow } from './key-rows.ts'
-import type { HeldRow } from './slot-view.ts'
 import { ADDRESS_PREFIX, type ConsumeRequest, type ConsumeResult, type CounterStore, type SubjectUsage } from '../types.ts'
-import { joined, type Batch } from './typed-lists.ts'
+import { AddressRows } from './address-rows.ts'
+import { KeyRows } from './key-rows.ts'
+import type { CounterChanges, HeldRow } from './row-table.ts'
+import { joined } from './typed-lists.ts'
 
 /** What a stored row means at `now`: counts of windows that have ended are zero, an ended ban is none. */
 export function usageAt(row: CounterRow | undefined, now: number): SubjectUsage {
@@ -26,16 +26,6 @@ export interface MemoryCounterOptions {
 }
 
 /**
- * What changed since the last `takeChanges`: subjects to delete, then rows to write, each read
- * a slice at a time. Rows are read as they are sliced, so a caller that writes them later
- * writes what they hold then (never older). Valid until the next `takeChanges`.
- */
-export interface CounterChanges {
-  forgotten: Batch<string>
-  rows: Batch<CounterRow>
-}
-
-/**
  * Counters in this process's memory. `consume` runs to completion without yielding, so it
  * is atomic by construction. Keys' rows are bounded by the keys issued; addresses' rows by
  * `maxAddresses`, kept in least-recently-seen order (a request moves its address to the
@@ -43,17 +33,16 @@ export interface CounterChanges {
  * forgotten address starts afresh when it is seen again, as with nginx's `limit_req_zone`.
  */
 export class MemoryCounterStore implements CounterStore {
-  readonly #keys = new Map<string, KeyRow>()
+  readonly #keys: KeyRows
   readonly #addresses: AddressRows
-  readonly #keyChanges: KeyChanges | undefined
   readonly #onBanChange: ((row: CounterRow) => void) | undefined
   /** The day whose start last pruned keys' rows: keys are walked once a day, not per request. */
   #keysPrunedFor = 0
 
   constructor(options: MemoryCounterOptions = {}) {
     const trackChanges = options.trackChanges === true
+    this.#keys = new KeyRows({ trackChanges })
     this.#addresses = new AddressRows(options.maxAddresses ?? Number.POSITIVE_INFINITY, { trackChanges })
-    this.#keyChanges = trackChanges ? new KeyChanges() : undefined
     this.#onBanChange = options.onBanChange
   }
 
@@ -63,7 +52,7 @@ export class MemoryCounterStore implements CounterStore {
   }
 
   #find(subject: string): HeldRow | undefined {
-    if (!subject.startsWith(ADDRESS_PREFIX)) return this.#keys.get(subject)
+    if (!subject.startsWith(ADDRESS_PREFIX)) return this.#keys.find(subject)
     const slot = this.#addresses.find(subject)
     return slot === -1 ? undefined : this.#addresses.at(slot)
   }
@@ -82,11 +71,7 @@ export class MemoryCounterStore implements CounterStore {
       row.bannedUntil = null
       return row
     }
-    const known = this.#keys.get(subject)
-    if (known !== undefined) return known
-    const created = new KeyRow(subject, minuteStart, dayStart, this.#keyChanges)
-    this.#keys.set(subject, created)
-    return created
+    return this.#keys.find(subject) ?? this.#keys.add(subject, minuteStart, dayStart)
   }
 
   #row(subject: string, now: number): HeldRow {
@@ -143,15 +128,9 @@ export class MemoryCounterStore implements CounterStore {
 
   /** Rows changed and subjects forgotten since the last call (with `trackChanges`); the caller persists them. */
   takeChanges(): CounterChanges {
+    const keys = this.#keys.takeChanges()
     const addresses = this.#addresses.takeChanges()
-    const keys = this.#keyChanges
-    if (keys === undefined) return addresses
-    const rows = keys.rows.filter((row) => row.changed)
-    for (const row of rows) row.changed = false
-    const forgotten = keys.forgotten
-    keys.rows = []
-    keys.forgotten = []
-    return { forgotten: joined(forgotten, addresses.forgotten), rows: joined(rows, addresses.rows) }
+    return { forgotten: joined(keys.forgotten, addresses.forgotten), rows: joined(keys.rows, addresses.rows) }
   }
 
   /** Loads persisted rows (at start-up); addresses past the cap are forgotten at once. */
@@ -175,10 +154,9 @@ export class MemoryCounterStore implements CounterStore {
     }
     if (this.#keysPrunedFor === today) return
     this.#keysPrunedFor = today
-    for (const [subject, row] of this.#keys) {
-      if (row.dayStart < today && (row.bannedUntil === null || row.bannedUntil <= now) && !row.changed) {
-        this.#keys.delete(subject)
-        this.#keyChanges?.forgotten.push(subject)
+    for (const row of this.#keys.rows()) {
+      if (row.dayStart < today && (row.bannedUntil === null || row.bannedUntil <= now) && !this.#keys.isChanged(row.slot)) {
+        this.#keys.remove(row)
       }
     }
   }

@@ -1,5 +1,9 @@
 import type { CounterRow } from '../../storage/types.ts'
-import { RecordLog, SlotList, widened, type Batch } from './typed-lists.ts'
+import type { CounterChanges } from './row-table.ts'
+import { RecordLog, SlotList, widened } from './typed-lists.ts'
+
+/** What a table that tracks no changes takes: nothing. */
+export const NO_CHANGES: CounterChanges = { forgotten: { length: 0, slice: () => [] }, rows: { length: 0, slice: () => [] } }
 
 /**
  * What changed in a table of slots since the last `take`: the slots changed (each once) and
@@ -39,13 +43,18 @@ export class SlotChanges {
     this.#forgotten.push(bytes, offset, length)
   }
 
+  /** As `forgot`, for a subject held as a string (a key's). */
+  forgotText(subject: string): void {
+    this.#forgotten.pushText(subject)
+  }
+
   /** The slot no longer holds a row: not to be written unless it changes again. */
   drop(slot: number): void {
     this.#flags[slot] = 0
   }
 
   /** Subjects forgotten, and changed rows read by `copy` as they are sliced; valid until the next call. */
-  take(copy: (slot: number) => CounterRow): { forgotten: Batch<string>; rows: Batch<CounterRow> } {
+  take(copy: (slot: number) => CounterRow): CounterChanges {
     const taken = this.#taken
     this.#taken = { changed: this.#changed, forgotten: this.#forgotten }
     this.#changed = taken.changed.clear()

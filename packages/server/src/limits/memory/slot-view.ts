@@ -1,9 +1,4 @@
-import type { CounterRow } from '../../storage/types.ts'
-
-/** A row the counter rules read and change in place, and mark as changed for the next write. */
-export interface HeldRow extends CounterRow {
-  markChanged(): void
-}
+import type { HeldRow } from './row-table.ts'
 
 /** The numbers of a row, at these offsets of its stride in the table's `numbers`; a null ban is NaN. */
 const MINUTE_START = 0

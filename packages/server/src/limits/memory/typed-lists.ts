@@ -1,11 +1,11 @@
 /** A sequence read a slice at a time, so that a long one is never held as objects all at once. */
-export interface Batch<T> {
+export interface TakenList<T> {
   readonly length: number
   slice(from: number, to: number): T[]
 }
 
 /** A growable list of slot numbers in one Int32Array: pushing allocates nothing until it doubles. */
-export class SlotList implements Batch<number> {
+export class SlotList implements TakenList<number> {
   #items = new Int32Array(256)
   #length = 0
 
@@ -40,7 +40,7 @@ export class SlotList implements Batch<number> {
 }
 
 /** A growable log of latin1 strings of at most `width` characters, kept as bytes until read. */
-export class RecordLog implements Batch<string> {
+export class RecordLog implements TakenList<string> {
   readonly #width: number
   #bytes: Uint8Array
   #lengths = new Uint8Array(256)
@@ -56,6 +56,18 @@ export class RecordLog implements Batch<string> {
   }
 
   push(source: Uint8Array, offset: number, length: number): void {
+    const base = this.#append(length)
+    for (let i = 0; i < length; i++) this.#bytes[base + i] = source[offset + i]!
+  }
+
+  /** As `push`, from a string of at most `width` latin1 characters. */
+  pushText(text: string): void {
+    const base = this.#append(text.length)
+    for (let i = 0; i < text.length; i++) this.#bytes[base + i] = text.charCodeAt(i)
+  }
+
+  /** Room for one more record of `length` bytes: where its bytes go. */
+  #append(length: number): number {
     if (this.#length === this.#lengths.length) {
       const bytes = new Uint8Array(this.#bytes.length * 2)
       bytes.set(this.#bytes)
@@ -64,9 +76,8 @@ export class RecordLog implements Batch<string> {
       lengths.set(this.#lengths)
       this.#lengths = lengths
     }
-    const base = this.#length * this.#width
-    for (let i = 0; i < length; i++) this.#bytes[base + i] = source[offset + i]!
-    this.#lengths[this.#length++] = length
+    this.#lengths[this.#length] = length
+    return this.#length++ * this.#width
   }
 
   slice(from: number, to: number): string[] {
@@ -89,7 +100,7 @@ export function widened<T extends Uint8Array | Int32Array | Float64Array>(from: 
 }
 
 /** Two batches read as one, `first` then `second`. */
-export function joined<T>(first: Batch<T>, second: Batch<T>): Batch<T> {
+export function joined<T>(first: TakenList<T>, second: TakenList<T>): TakenList<T> {
   return {
     length: first.length + second.length,
     slice: (from, to) => [...first.slice(from, to), ...second.slice(Math.max(0, from - first.length), Math.max(0, to - first.length))]
