@@ -17,7 +17,7 @@ const LAYERS = [
   { name: 'cli', files: ['cli/**', 'main.ts'], imports: ['(^|/)cli/', '(^|/)main\\.ts$'] }
 ]
 
-const CONCRETE_STORAGE = '(^|/)storage/(sqlite/|postgres/|shared-change-marker\\.ts$)'
+const CONCRETE_STORAGE = '(^|/)storage/(sqlite|postgres|redis)/'
 const CONCRETE_COUNTERS = '(^|/)limits/((memory|redis)/|(fallback|persisted)\\.ts$)'
 
 function rule(layer, above) {

@@ -125,7 +125,7 @@ async function composeServe(
   let version: PetsVersion | undefined = sqlite?.pets
   let maxAgeMs: number | undefined
   if (sqlite === undefined && redis !== undefined) {
-    const { MarkedPetStore, RedisChangeMarker } = await import('./storage/shared-change-marker.ts')
+    const { MarkedPetStore, RedisChangeMarker } = await import('./storage/redis/change-marker.ts')
     // On the connection the counters already keep open.
     const marker = new RedisChangeMarker(redis.redis, config.redisKeyPrefix)
     petStore = new MarkedPetStore(stores.pets, marker)

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { Cluster, Redis } from 'ioredis'
 import type { Pet } from '@animal-store/contract'
-import { oncePerTurn } from '../base/per-turn.ts'
-import type { IdempotencyCompletion, NewPetRecord, PetPageQuery, PetStore, PetsVersion } from './types.ts'
+import { oncePerTurn } from '../../base/per-turn.ts'
+import type { IdempotencyCompletion, NewPetRecord, PetPageQuery, PetStore, PetsVersion } from '../types.ts'
 
 const freshMarker = () => randomBytes(12).toString('base64url')
 
