@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import type { Clock } from '../base/clock.ts'
 import type { Config } from '../config.ts'
-import type { Metrics } from '../http/metrics.ts'
+import type { Metrics } from '../http/services/metrics.ts'
 import { FallbackCounterStore } from '../limits/fallback.ts'
 import { MemoryCounterStore } from '../limits/memory/counter-store.ts'
 import { CounterFileReader, PersistedCounterStore } from '../limits/persisted.ts'

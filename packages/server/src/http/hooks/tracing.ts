@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
-import type { RequestSpan, Tracing } from '../base/tracing.ts'
+import type { RequestSpan, Tracing } from '../../base/tracing.ts'
 import { routeConfigOf } from './request-context.ts'
 
 /**

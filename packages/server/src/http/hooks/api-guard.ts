@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { andThen, type Maybe } from '../base/maybe.ts'
-import { ApiError } from '../domain/api-error.ts'
-import type { RateLimiter, Verdict } from '../limits/rate-limiter.ts'
-import type { ApiKeyRecord } from '../storage/types.ts'
-import type { Config } from '../config.ts'
-import type { AuthResult, Authenticator } from './auth.ts'
+import { andThen, type Maybe } from '../../base/maybe.ts'
+import { ApiError } from '../../domain/api-error.ts'
+import type { RateLimiter, Verdict } from '../../limits/rate-limiter.ts'
+import type { ApiKeyRecord } from '../../storage/types.ts'
+import type { Config } from '../../config.ts'
+import type { AuthResult, Authenticator } from '../services/authenticator.ts'
 import { ClientAddresses } from './client-address.ts'
 import { routeConfigOf } from './request-context.ts'
-import type { SpeculativeReads } from './speculative-reads.ts'
+import type { SpeculativeReads } from '../services/speculative-reads.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import { redactSecrets } from '../base/logger.ts'
-import type { Metrics } from './metrics.ts'
+import { redactSecrets } from '../../base/logger.ts'
+import type { Metrics } from '../services/metrics.ts'
 
 /** Every finished request is counted and latency-timed by route, and logged in one line. */
 export function registerRequestLog(app: FastifyInstance, metrics: Metrics, log: Logger): void {

@@ -1,9 +1,9 @@
 import { Pets } from '@animal-store/contract'
-import type { Clock } from '../base/clock.ts'
-import { andThen, type Maybe } from '../base/maybe.ts'
-import type { PageQuery, PetService } from '../domain/pets.ts'
-import type { PetsVersion, PetsVersionToken } from '../storage/types.ts'
-import { compileSerializer } from './validation.ts'
+import type { Clock } from '../../base/clock.ts'
+import { andThen, type Maybe } from '../../base/maybe.ts'
+import type { PageQuery, PetService } from '../../domain/pets.ts'
+import type { PetsVersion, PetsVersionToken } from '../../storage/types.ts'
+import { compileSerializer } from '../hooks/validation.ts'
 
 /** A list page as it goes on the wire: the serialized body and its `Link` header, if any. */
 export interface RenderedPage {

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Maybe } from '../base/maybe.ts'
-import { ApiError } from '../domain/api-error.ts'
-import type { Verdict } from '../limits/rate-limiter.ts'
-import { errorBody } from './error-body.ts'
-import { classify } from './errors.ts'
-import { commonHeaders, routeConfigOf } from './request-context.ts'
+import type { Maybe } from '../../base/maybe.ts'
+import { ApiError } from '../../domain/api-error.ts'
+import type { Verdict } from '../../limits/rate-limiter.ts'
+import { errorBody } from '../hooks/parser-errors.ts'
+import { classify } from '../hooks/errors.ts'
+import { commonHeaders, routeConfigOf } from '../hooks/request-context.ts'
 
 type Resume = (error?: Error | null, payload?: unknown) => void
 

@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
-import type { Clock } from '../base/clock.ts'
-import type { WindowName } from '../domain/rate-limit-policy.ts'
-import type { FallbackEvents } from '../limits/types.ts'
-import type { RateLimitObserver } from '../limits/rate-limiter.ts'
+import type { Clock } from '../../base/clock.ts'
+import type { WindowName } from '../../domain/rate-limit-policy.ts'
+import type { FallbackEvents } from '../../limits/types.ts'
+import type { RateLimitObserver } from '../../limits/rate-limiter.ts'
 import { LatencyHistogram } from './latency-histogram.ts'
-import { routeConfigOf } from './request-context.ts'
+import { routeConfigOf } from '../hooks/request-context.ts'
 
 /**
  * Counts taken on the hot path as plain numbers, by an id that spells out the labels, and

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify'
-import { andThen, type Maybe } from '../base/maybe.ts'
+import { andThen, type Maybe } from '../../base/maybe.ts'
 
 const SENT = Symbol('sent')
 
