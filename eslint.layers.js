@@ -9,7 +9,9 @@ const LAYERS = [
   { name: 'storage', files: ['storage/**'], imports: ['(^|/)storage/'] },
   { name: 'domain', files: ['domain/**'], imports: ['(^|/)domain/'] },
   { name: 'limits', files: ['limits/**'], imports: ['(^|/)limits/'] },
-  { name: 'http', files: ['http/**'], imports: ['(^|/)http/'] },
+  // The services the composition root builds for the hooks and routes, then the hooks every request passes.
+  { name: 'http/services', files: ['http/services/**'], imports: ['(^|/)http/services/', '^\\.\\./services/'] },
+  { name: 'http/hooks', files: ['http/hooks/**'], imports: ['(^|/)http/hooks/', '^\\.\\./hooks/'] },
   { name: 'routes', files: ['routes/**'], imports: ['(^|/)routes/'] },
   { name: 'services', files: ['services.ts'], imports: ['(^|/)services\\.ts$'] },
   { name: 'app', files: ['app.ts'], imports: ['(^|/)app\\.ts$'] },

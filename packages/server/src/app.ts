@@ -4,6 +4,7 @@ import { ApiError } from './domain/api-error.ts'
 import { createApiGuard, type ApiGuard } from './http/hooks/api-guard.ts'
 import { registerParserAnswers, writeClientError } from './http/hooks/parser-errors.ts'
 import { frameworkErrorHandler, registerErrorHandling } from './http/hooks/errors.ts'
+import { registerHeldResponses } from './http/hooks/held-responses.ts'
 import { BODY_LIMIT_BYTES, registerJsonBody } from './http/hooks/json-body.ts'
 import { closeAfterAnswer, hasUnreadBody } from './http/hooks/lingering-close.ts'
 import { AllowedMethods } from './http/hooks/method-not-allowed.ts'
@@ -94,7 +95,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   })
   registerRequestLog(app, metrics, logger)
   // Speculative reads hold their responses before any other onSend hook sees them.
-  speculation?.register(app)
+  if (speculation !== undefined) registerHeldResponses(app, speculation)
   registerWriteCoalescing(app, app.log)
 
   // While stopping, a connection whose response has finished is idle for 1 ms, not for the

@@ -60,7 +60,10 @@ export function createApiGuard({ config, authenticator, limiter, speculation }: 
     request.auth = auth
     if (auth.ok && routeConfigOf(request).consumesQuota === false) return undefined
     // Asked before the consume: a verdict that arrives at once must not count against its own request.
-    const early = speculation !== undefined && auth.ok && speculation.mayStart(request, limiter.recentlyRefused(auth.key.id))
+    const early =
+      speculation !== undefined &&
+      auth.ok &&
+      speculation.mayStart(request.method, routeConfigOf(request).auth === true, limiter.recentlyRefused(auth.key.id))
     const verdict = limiter.check(auth.ok ? auth.key : addressOf(request))
     if (early) {
       speculation.holdUntil(request, verdict)

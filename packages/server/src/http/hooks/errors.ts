@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { ErrorCode } from '@animal-store/contract'
 import { ApiError } from '../../domain/api-error.ts'
 import { StorageUnavailableError } from '../../storage/types.ts'
-import { errorBody } from './parser-errors.ts'
+import { errorBody } from './error-body.ts'
 import type { AllowedMethods } from './method-not-allowed.ts'
 
 /** Seconds a client should wait before retrying when a backing store is unreachable. */

@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '@animal-store/contract'
+import { ERROR_STATUS, type ErrorCode } from '@animal-store/contract'
+import { errorBody } from './error-body.ts'
 import { closeAfterAnswer, drainAfter, drainWithin, endAndDrain, hasUnreadBody } from './lingering-close.ts'
 import { requestId } from './request-context.ts'
-
-export function errorBody(code: ErrorCode, message: string): ErrorBody {
-  return { code, message, status: ERROR_STATUS[code] }
-}
 
 /** Sockets already answered: the parser reports each later chunk as another error. */
 const answered = new WeakSet<Socket>()

@@ -1,11 +1,9 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
 import type { Clock } from '../../base/clock.ts'
 import type { WindowName } from '../../domain/rate-limit-policy.ts'
 import type { FallbackEvents } from '../../limits/types.ts'
 import type { RateLimitObserver } from '../../limits/rate-limiter.ts'
 import { LatencyHistogram } from './latency-histogram.ts'
-import { routeConfigOf } from '../hooks/request-context.ts'
 
 /**
  * Counts taken on the hot path as plain numbers, by an id that spells out the labels, and
@@ -101,13 +99,10 @@ export class Metrics implements RateLimitObserver {
     })
   }
 
-  /** Counts a finished request and its latency, by route. */
-  record(request: FastifyRequest, reply: FastifyReply): void {
-    const route = routeConfigOf(request).url ?? 'unmatched'
-    const { method } = request
-    const status = reply.statusCode
+  /** Counts a finished request and its latency, by route (`unmatched` when no route matched). */
+  record(method: string, route: string, status: number, elapsedMs: number): void {
     this.#requestCounts.add(`${method} ${route} ${status}`)
-    this.#duration.observe(method, route, reply.elapsedTime / 1000)
+    this.#duration.observe(method, route, elapsedMs / 1000)
   }
 
   /** A request the rate limiter let through (the hot path's one decision, counted cheaply). */

@@ -1,9 +1,7 @@
-import { Pets } from '@animal-store/contract'
 import type { Clock } from '../../base/clock.ts'
 import { andThen, type Maybe } from '../../base/maybe.ts'
-import type { PageQuery, PetService } from '../../domain/pets.ts'
+import type { PageQuery } from '../../domain/pets.ts'
 import type { PetsVersion, PetsVersionToken } from '../../storage/types.ts'
-import { compileSerializer } from '../hooks/validation.ts'
 
 /** A list page as it goes on the wire: the serialized body and its `Link` header, if any. */
 export interface RenderedPage {
@@ -14,20 +12,6 @@ export interface RenderedPage {
 /** `GET /v1/pets` as the route sees it: a query in, a page ready to send out. */
 export interface PetPages {
   page(query: PageQuery): Maybe<RenderedPage>
-}
-
-/** Pages read from the pet service and serialized by the contract's `Pets` schema. */
-export function renderedPages(pets: PetService, baseUrl: string): PetPages {
-  const serialize = compileSerializer(Pets)
-  const nextLink = ({ limit, status }: PageQuery, cursor: string) =>
-    `<${baseUrl}/pets?limit=${limit}${status === undefined ? '' : `&status=${status}`}&cursor=${cursor}>; rel="next"`
-  return {
-    page: (query) =>
-      andThen(pets.list(query), (found) => ({
-        body: serialize(found.pets),
-        link: found.next === undefined ? undefined : nextLink(query, found.next)
-      }))
-  }
 }
 
 interface Entry extends RenderedPage {
