@@ -40,7 +40,7 @@ async function main(argv: string[]): Promise<void> {
       return serve(config)
     case 'migrate': {
       if (rest.length > 0) throw new UsageError('migrate takes no arguments')
-      const services = await compose(config, { role: 'admin' })
+      const services = await compose(config, { role: 'cli' })
       await services.close()
       const applied = services.migrationsApplied
       process.stdout.write(applied === 0 ? 'Schema is up to date.\n' : `Applied ${applied} migration(s).\n`)

@@ -15,8 +15,8 @@ import type { Storage } from './storage/types.ts'
 // What the composition root (compose.ts) hands out: interfaces only, so the app and the CLI
 // depend on what the services do, never on which implementations were chosen.
 
-/** What key administration needs (`animal-store keys ...`, `migrate`). */
-export interface AdminServices {
+/** What the CLI's commands need (`animal-store keys ...`, `migrate`): storage and key administration. */
+export interface CliServices {
   config: Config
   clock: Clock
   storage: Storage
@@ -28,7 +28,7 @@ export interface AdminServices {
 }
 
 /** Everything the serving app is built from. */
-export interface Services extends AdminServices {
+export interface Services extends CliServices {
   logger: Logger
   metrics: Metrics
   pets: PetService

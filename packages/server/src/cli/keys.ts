@@ -106,7 +106,7 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
   const perDay = wholeNumber('--per-day', values['per-day'])
   const grace = values.grace === undefined ? 86_400 : wholeNumber('--grace', values.grace, 0)
 
-  const services = await compose(config, { role: 'admin' })
+  const services = await compose(config, { role: 'cli' })
   const keys = refusingBadInput(services.keys)
   const json = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`)
   try {
