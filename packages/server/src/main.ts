@@ -14,11 +14,17 @@ Commands:
                      their use (animal-store keys --help).
   openapi            Prints the OpenAPI 3.1 document.
 
-Configuration comes from the environment (the README has the table): PORT, HOST,
-DATABASE_URL, REDIS_URL, REDIS_CLUSTER_NODES, REDIS_KEY_PREFIX, PUBLIC_BASE_URL, STAGING_BASE_URL, TRUST_PROXY,
-LOG_LEVEL, RATE_LIMIT_BAN_SECONDS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS,
-KEEP_ALIVE_TIMEOUT_MS; with DATABASE_URL=postgres://...: DATABASE_POOL_SIZE,
-DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_CONNECT_TIMEOUT_MS.
+Configuration comes from the environment (the README's table gives defaults and meanings):
+  listening     PORT, HOST, PUBLIC_BASE_URL, STAGING_BASE_URL, TRUST_PROXY
+  database      DATABASE_URL; with postgres://...: DATABASE_POOL_SIZE,
+                DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_CONNECT_TIMEOUT_MS
+  rate limits   REDIS_URL or REDIS_CLUSTER_NODES, REDIS_KEY_PREFIX, RATE_LIMIT_BAN_SECONDS,
+                RATE_LIMIT_IPV6_PREFIX, RATE_LIMIT_MAX_ADDRESSES
+  requests      HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, PAGE_CACHE_ENTRIES
+  logs          LOG_LEVEL
+  tracing       OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) turns it on;
+                OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME,
+                OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG
 
 ${KEYS_HELP}`
 
@@ -40,7 +46,7 @@ async function main(argv: string[]): Promise<void> {
       return serve(config)
     case 'migrate': {
       if (rest.length > 0) throw new UsageError('migrate takes no arguments')
-      const services = await compose(config, { role: 'admin' })
+      const services = await compose(config, { role: 'cli' })
       await services.close()
       const applied = services.migrationsApplied
       process.stdout.write(applied === 0 ? 'Schema is up to date.\n' : `Applied ${applied} migration(s).\n`)
