@@ -5,6 +5,7 @@ import { createLogger } from './base/logger.ts'
 import { openDatabase, openRedis } from './compose/backends.ts'
 import { adminCounters, servingCounters } from './compose/counters.ts'
 import { tracedCounters, tracedStorage } from './compose/traced.ts'
+import { usageHistory } from './compose/usage.ts'
 import type { Config } from './config.ts'
 import { IdempotencyService } from './domain/idempotency.ts'
 import { KeyCache } from './domain/key-cache.ts'
@@ -33,6 +34,8 @@ export interface ComposeOptions {
   wrapStorage?: (storage: Storage) => Storage
   /** Apply pending migrations first (default); false leaves the schema as it is (an unreachable database in a test). */
   migrate?: boolean
+  /** How often usage counts are added to the database (default 10 s). */
+  usageFlushIntervalMs?: number
 }
 
 /** How often completed Idempotency-Key records older than 24 hours are swept out. */
@@ -140,7 +143,8 @@ async function composeServe(
     version === undefined || config.pageCacheEntries === 0
       ? rendered
       : new CachedPages(rendered, version, clock, { maxEntries: config.pageCacheEntries, maxAgeMs })
-  const limiter = new RateLimiter(counters, clock, { banMs: config.banSeconds * 1000, observer: metrics })
+  const usage = usageHistory(storage.usage, clock, logger, { flushIntervalMs: options.usageFlushIntervalMs })
+  const limiter = new RateLimiter(counters, clock, { banMs: config.banSeconds * 1000, observer: metrics, usage: usage.recorder })
 
   // Replayable responses are kept 24 hours; older ones are swept out every 10 minutes.
   const purge = setInterval(() => {
@@ -160,13 +164,15 @@ async function composeServe(
     pages,
     authenticator: new Authenticator(new KeyCache(stores.keys, clock, { ttlMs: options.keyCacheTtlMs }), clock),
     limiter,
+    usage: usage.service,
     // Reads in-process take microseconds: only a store across the network has a round trip to overlap.
     speculation: sqlite === undefined ? new SpeculativeReads() : undefined,
     readiness,
     tracing,
     close: once(async () => {
       clearInterval(purge)
-      // Counters are flushed before the storage they may persist to closes.
+      // Usage history and counters are flushed before the storage they persist to closes.
+      await usage.close()
       await counters.close()
       await storage.close()
       await tracing?.close()
