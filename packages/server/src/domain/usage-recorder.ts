@@ -32,15 +32,12 @@ export class UsageBuffer implements UsageRecorder {
   }
 
   count(keyId: string, outcome: UsageOutcome, now: number): void {
-    const minuteStart = now - (now % MINUTE_MS)
+    // The common case, the key's minute still running, costs a map lookup, two comparisons and an increment.
     let cell = this.#cells.get(keyId)
-    if (cell === undefined) {
-      cell = { keyId, minuteStart, allowed: 0, rateLimited: 0, banned: 0 }
-      this.#cells.set(keyId, cell)
-    } else if (cell.minuteStart !== minuteStart) {
-      this.#roll(cell, minuteStart)
-    }
-    cell[outcome]++
+    if (cell === undefined || now - cell.minuteStart >= MINUTE_MS || now < cell.minuteStart) cell = this.#cellAt(keyId, now, cell)
+    if (outcome === 'allowed') cell.allowed++
+    else if (outcome === 'rateLimited') cell.rateLimited++
+    else cell.banned++
   }
 
   /**
@@ -93,11 +90,18 @@ export class UsageBuffer implements UsageRecorder {
     return deltas
   }
 
-  /** The key's requests moved to another minute: what the cell holds waits for the next flush. */
-  #roll(cell: UsageDelta, minuteStart: number): void {
+  /** The key's cell for the minute holding `now`: a new one, or its cell moved on, what it held left for the next flush. */
+  #cellAt(keyId: string, now: number, cell: UsageDelta | undefined): UsageDelta {
+    const minuteStart = now - (now % MINUTE_MS)
+    if (cell === undefined) {
+      const created = { keyId, minuteStart, allowed: 0, rateLimited: 0, banned: 0 }
+      this.#cells.set(keyId, created)
+      return created
+    }
     if (cell.allowed + cell.rateLimited + cell.banned > 0) this.#merge({ ...cell })
     cell.minuteStart = minuteStart
     cell.allowed = cell.rateLimited = cell.banned = 0
+    return cell
   }
 
   #merge(delta: UsageDelta): void {
