@@ -5,6 +5,7 @@ import { createLogger } from './base/logger.ts'
 import { openDatabase, openRedis } from './compose/backends.ts'
 import { cliCounters, servingCounters } from './compose/counters.ts'
 import { tracedCounters, tracedStorage } from './compose/traced.ts'
+import { usageHistory } from './compose/usage.ts'
 import type { Config } from './config.ts'
 import { IdempotencyService } from './domain/idempotency.ts'
 import { KeyCache } from './domain/key-cache.ts'
@@ -34,6 +35,8 @@ export interface ComposeOptions {
   wrapStorage?: (storage: Storage) => Storage
   /** Apply pending migrations first (default); false leaves the schema as it is (an unreachable database in a test). */
   migrate?: boolean
+  /** How often usage counts are added to the database (default 10 s). */
+  usageFlushIntervalMs?: number
 }
 
 /** How often completed Idempotency-Key records older than 24 hours are swept out. */
@@ -138,7 +141,8 @@ async function composeServe(
     version === undefined || config.pageCacheEntries === 0
       ? rendered
       : new CachedPages(rendered, version, clock, { maxEntries: config.pageCacheEntries, maxAgeMs })
-  const limiter = new RateLimiter(counters, clock, { banMs: config.banSeconds * 1000, observer: metrics })
+  const usage = usageHistory(storage.usage, clock, logger, { flushIntervalMs: options.usageFlushIntervalMs })
+  const limiter = new RateLimiter(counters, clock, { banMs: config.banSeconds * 1000, observer: metrics, usage: usage.recorder })
   // A key this process changes is refused or changed here at once, not after the cache's TTL.
   const keyCache = new KeyCache(stores.keys, clock, { ttlMs: options.keyCacheTtlMs })
   const keys = new KeyService(stores.keys, clock, keyLimitState(counters), { keyChanged: (id) => keyCache.forget(id) })
@@ -161,13 +165,15 @@ async function composeServe(
     pages,
     authenticator: new Authenticator(keyCache, clock),
     limiter,
+    usage: usage.service,
     // Reads in-process take microseconds: only a store across the network has a round trip to overlap.
     speculation: sqlite === undefined ? new SpeculativeReads() : undefined,
     readiness,
     tracing,
     close: once(async () => {
       clearInterval(purge)
-      // Counters are flushed before the storage they may persist to closes.
+      // Usage history and counters are flushed before the storage they persist to closes.
+      await usage.close()
       await counters.close()
       await storage.close()
       await tracing?.close()

@@ -4,6 +4,7 @@ import type { Tracing } from './base/tracing.ts'
 import type { Config } from './config.ts'
 import type { KeyService } from './domain/key-service.ts'
 import type { PetService } from './domain/pets.ts'
+import type { UsageService } from './domain/usage.ts'
 import type { Authenticator } from './http/services/authenticator.ts'
 import type { PetPages } from './http/services/page-cache.ts'
 import type { Metrics } from './http/services/metrics.ts'
@@ -35,6 +36,8 @@ export interface Services extends CliServices {
   pages: PetPages
   authenticator: Authenticator
   limiter: RateLimiter
+  /** Usage history by key and minute, hour and day: what the operator API reads. */
+  usage: UsageService
   /** Present when reads may start before their rate-limit verdict (counters across the network). */
   speculation: SpeculativeReads | undefined
   readiness: Record<string, ReadinessCheck>

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { ErrorCode } from '@animal-store/contract'
 import { ApiError } from '../../domain/api-error.ts'
 import { KeyInputError, KeyNotFoundError, KeyRevokedError } from '../../domain/key-errors.ts'
+import { UsageQueryError } from '../../domain/usage-range.ts'
 import { StorageUnavailableError } from '../../storage/types.ts'
 import { errorBody } from './error-body.ts'
 import type { AllowedMethods } from './method-not-allowed.ts'
@@ -33,7 +34,8 @@ const BY_STATUS: Record<number, ErrorCode> = {
 const DOMAIN_ERRORS: Array<[new (...args: never[]) => Error, ErrorCode]> = [
   [KeyNotFoundError, 'not_found'],
   [KeyInputError, 'validation_failed'],
-  [KeyRevokedError, 'validation_failed']
+  [KeyRevokedError, 'validation_failed'],
+  [UsageQueryError, 'validation_failed']
 ]
 
 /** Maps anything thrown, by any layer, to the code, message and headers of an Error body. */
