@@ -185,7 +185,7 @@ describe('deploy/animal-store.service', () => {
   test("the CLI wrapper deploy/animal-store runs the CLI with the service's Node and env file", async (t) => {
     const dir = tempDir(t)
     const envFile = join(dir, 'env')
-    writeFileSync(envFile, `DATABASE_URL=sqlite:${join(dir, 'animal-store.db')}\nLOG_LEVEL=warn\n`)
+    writeFileSync(envFile, `# a comment\nDATABASE_URL=sqlite:${join(dir, 'animal-store.db')}\n\nLOG_LEVEL=warn`)
     const env = {
       PATH: process.env.PATH ?? '',
       ANIMAL_STORE_HOME: ROOT,
@@ -198,5 +198,9 @@ describe('deploy/animal-store.service', () => {
     const checked = await runToEnd([wrapper, 'check', '--json'], env)
     assert.equal(checked.code, 0, checked.output)
     assert.equal((JSON.parse(checked.output) as { ok: boolean }).ok, true)
+    // A variable given on the command line wins over the file: check another database.
+    const other = await runToEnd([wrapper, 'check', '--json'], { ...env, DATABASE_URL: `sqlite:${join(dir, 'missing.db')}` })
+    assert.equal(other.code, 1)
+    assert.deepEqual((JSON.parse(other.output) as { problems: string[] }).problems, [`no database file at ${join(dir, 'missing.db')}`])
   })
 })
