@@ -57,7 +57,7 @@ function rewrite(file: string, text: string, from: string | RegExp, to: string):
  * deploy/nginx/animal-store.conf as a test runs it: the same upstream, map and server blocks and
  * the same proxy snippet (included from the repository), with TLS left out and the test's ports.
  */
-export function nginxTestSite(ports: { upstream: number; https: number; http: number }): string {
+function nginxTestSite(ports: { upstream: number; https: number; http: number }): string {
   const file = 'deploy/nginx/animal-store.conf'
   let site = readFileSync(join(DEPLOY, 'nginx', 'animal-store.conf'), 'utf8')
   site = rewrite(file, site, 'server 127.0.0.1:8080;', `server 127.0.0.1:${ports.upstream};`)
@@ -69,7 +69,7 @@ export function nginxTestSite(ports: { upstream: number; https: number; http: nu
 }
 
 /** deploy/Caddyfile as a test runs it: its site on plain HTTP at the test's port, Caddy's admin API off. */
-export function caddyTestConfig(ports: { upstream: number; http: number }): string {
+function caddyTestConfig(ports: { upstream: number; http: number }): string {
   const file = 'deploy/Caddyfile'
   let config = readFileSync(join(DEPLOY, 'Caddyfile'), 'utf8')
   config = rewrite(file, config, /^api\.example\.com \{$/, `http://127.0.0.1:${ports.http} {`)
