@@ -1,3 +1,5 @@
+import { BACKUP_HELP, backupCommand } from './cli/backup.ts'
+import { CHECK_HELP, checkCommand } from './cli/check.ts'
 import { keysCommand, KEYS_HELP } from './cli/keys.ts'
 import { serve } from './cli/serve.ts'
 import { UsageError } from './cli/usage-error.ts'
@@ -12,6 +14,10 @@ Commands:
   migrate            Applies pending schema migrations and exits.
   keys ...           Creates, lists, updates, rotates, revokes and unbans API keys, and shows
                      their use (animal-store keys --help).
+  backup <file>      Writes a consistent, checked copy of the SQLite file, also while serve runs
+                     (animal-store help backup).
+  check              Checks the database and whether this build can serve its schema, without
+                     changing it (animal-store help check).
   openapi            Prints the OpenAPI 3.1 document.
 
 Configuration comes from the environment (the README's table gives defaults and meanings):
@@ -28,15 +34,18 @@ Configuration comes from the environment (the README's table gives defaults and 
 
 ${KEYS_HELP}`
 
+/** Commands with a usage text of their own (`help <command>`, `<command> --help`). */
+const COMMAND_HELP: Record<string, string> = { backup: BACKUP_HELP, check: CHECK_HELP, keys: KEYS_HELP }
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(HELP)
+    process.stdout.write((command === 'help' && rest[0] !== undefined ? COMMAND_HELP[rest[0]] : undefined) ?? HELP)
     if (command === undefined) process.exitCode = 2
     return
   }
   if (command !== 'keys' && (rest.includes('--help') || rest.includes('-h'))) {
-    process.stdout.write(HELP)
+    process.stdout.write(COMMAND_HELP[command] ?? HELP)
     return
   }
   const config = loadConfig()
@@ -54,11 +63,17 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'keys':
       return keysCommand(config, rest)
+    case 'backup':
+      return backupCommand(config, rest)
+    case 'check':
+      return checkCommand(config, rest)
     case 'openapi':
       process.stdout.write(openApiText(config))
       return
     default:
-      throw new UsageError(`unknown command ${JSON.stringify(command)}: expected serve, migrate, keys or openapi (see --help)`)
+      throw new UsageError(
+        `unknown command ${JSON.stringify(command)}: expected serve, migrate, keys, backup, check or openapi (see animal-store help)`
+      )
   }
 }
 
