@@ -9,7 +9,9 @@ const LAYERS = [
   { name: 'storage', files: ['storage/**'], imports: ['(^|/)storage/'] },
   { name: 'domain', files: ['domain/**'], imports: ['(^|/)domain/'] },
   { name: 'limits', files: ['limits/**'], imports: ['(^|/)limits/'] },
-  { name: 'http', files: ['http/**'], imports: ['(^|/)http/'] },
+  // The services the composition root builds for the hooks and routes, then the hooks every request passes.
+  { name: 'http/services', files: ['http/services/**'], imports: ['(^|/)http/services/', '^\\.\\./services/'] },
+  { name: 'http/hooks', files: ['http/hooks/**'], imports: ['(^|/)http/hooks/', '^\\.\\./hooks/'] },
   { name: 'routes', files: ['routes/**'], imports: ['(^|/)routes/'] },
   { name: 'services', files: ['services.ts'], imports: ['(^|/)services\\.ts$'] },
   { name: 'app', files: ['app.ts'], imports: ['(^|/)app\\.ts$'] },
@@ -17,8 +19,8 @@ const LAYERS = [
   { name: 'cli', files: ['cli/**', 'main.ts'], imports: ['(^|/)cli/', '(^|/)main\\.ts$'] }
 ]
 
-const CONCRETE_STORAGE = '(^|/)storage/(sqlite/|postgres/|shared-change-marker\\.ts$)'
-const CONCRETE_COUNTERS = '(^|/)limits/(memory|redis|fallback|persisted)\\.ts$'
+const CONCRETE_STORAGE = '(^|/)storage/(sqlite|postgres|redis)/'
+const CONCRETE_COUNTERS = '(^|/)limits/((memory|redis)/|(fallback|persisted)\\.ts$)'
 
 function rule(layer, above) {
   const patterns = above.flatMap((upper) =>

@@ -155,6 +155,7 @@ function flakyPages(failures: number): (storage: Storage) => Storage {
       pets: flaky,
       keys: storage.keys,
       idempotency: storage.idempotency,
+      usage: storage.usage,
       migrate: () => storage.migrate(),
       ping: () => storage.ping(),
       close: () => storage.close()

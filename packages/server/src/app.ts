@@ -1,17 +1,18 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Services } from './services.ts'
 import { ApiError } from './domain/api-error.ts'
-import { createApiGuard, type ApiGuard } from './http/api-guard.ts'
-import { registerParserAnswers, writeClientError } from './http/error-body.ts'
-import { frameworkErrorHandler, registerErrorHandling } from './http/errors.ts'
-import { BODY_LIMIT_BYTES, registerJsonBody } from './http/json-body.ts'
-import { closeAfterAnswer, hasUnreadBody } from './http/lingering-close.ts'
-import { AllowedMethods } from './http/method-not-allowed.ts'
-import { commonHeaders, missingHost, requestId } from './http/request-context.ts'
-import { registerRequestLog } from './http/request-log.ts'
-import { registerTracing } from './http/tracing.ts'
-import { registerSchemaCompilers } from './http/validation.ts'
-import { registerWriteCoalescing } from './http/write-coalescing.ts'
+import { createApiGuard, type ApiGuard } from './http/hooks/api-guard.ts'
+import { registerParserAnswers, writeClientError } from './http/hooks/parser-errors.ts'
+import { frameworkErrorHandler, registerErrorHandling } from './http/hooks/errors.ts'
+import { registerHeldResponses } from './http/hooks/held-responses.ts'
+import { BODY_LIMIT_BYTES, registerJsonBody } from './http/hooks/json-body.ts'
+import { closeAfterAnswer, hasUnreadBody } from './http/hooks/lingering-close.ts'
+import { AllowedMethods } from './http/hooks/method-not-allowed.ts'
+import { commonHeaders, missingHost, requestId } from './http/hooks/request-context.ts'
+import { registerRequestLog } from './http/hooks/request-log.ts'
+import { registerTracing } from './http/hooks/tracing.ts'
+import { registerSchemaCompilers } from './http/hooks/validation.ts'
+import { registerWriteCoalescing } from './http/hooks/write-coalescing.ts'
 import { registerDocs } from './routes/docs.ts'
 import { registerHealth } from './routes/health.ts'
 import { registerMetricsRoute } from './routes/metrics.ts'
@@ -94,7 +95,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   })
   registerRequestLog(app, metrics, logger)
   // Speculative reads hold their responses before any other onSend hook sees them.
-  speculation?.register(app)
+  if (speculation !== undefined) registerHeldResponses(app, speculation)
   registerWriteCoalescing(app, app.log)
 
   // While stopping, a connection whose response has finished is idle for 1 ms, not for the

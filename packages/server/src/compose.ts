@@ -3,21 +3,23 @@ import { API_VERSION } from '@animal-store/contract'
 import { systemClock, type Clock } from './base/clock.ts'
 import { createLogger } from './base/logger.ts'
 import { openDatabase, openRedis } from './compose/backends.ts'
-import { adminCounters, servingCounters } from './compose/counters.ts'
+import { cliCounters, servingCounters } from './compose/counters.ts'
 import { tracedCounters, tracedStorage } from './compose/traced.ts'
+import { usageHistory } from './compose/usage.ts'
 import type { Config } from './config.ts'
 import { IdempotencyService } from './domain/idempotency.ts'
 import { KeyCache } from './domain/key-cache.ts'
 import { KeyService } from './domain/key-service.ts'
 import { PetService } from './domain/pets.ts'
-import { Authenticator } from './http/auth.ts'
-import { CachedPages, renderedPages } from './http/list-pages.ts'
-import { Metrics } from './http/metrics.ts'
-import { SpeculativeReads } from './http/speculative-reads.ts'
+import { Authenticator } from './http/services/authenticator.ts'
+import { CachedPages } from './http/services/page-cache.ts'
+import { Metrics } from './http/services/metrics.ts'
+import { SpeculativeReads } from './http/services/speculative-reads.ts'
 import { keyLimitState, RateLimiter } from './limits/rate-limiter.ts'
 import type { CounterStore } from './limits/types.ts'
 import type { ReadinessCheck } from './routes/health.ts'
-import type { AdminServices, Services } from './services.ts'
+import { renderedPages } from './routes/pets/rendered-pages.ts'
+import type { CliServices, Services } from './services.ts'
 import type { SqliteStorage } from './storage/sqlite/index.ts'
 import type { PetStore, PetsVersion, Storage } from './storage/types.ts'
 
@@ -33,6 +35,8 @@ export interface ComposeOptions {
   wrapStorage?: (storage: Storage) => Storage
   /** Apply pending migrations first (default); false leaves the schema as it is (an unreachable database in a test). */
   migrate?: boolean
+  /** How often usage counts are added to the database (default 10 s). */
+  usageFlushIntervalMs?: number
 }
 
 /** How often completed Idempotency-Key records older than 24 hours are swept out. */
@@ -53,21 +57,18 @@ function once(work: () => Promise<void>): () => Promise<void> {
 /**
  * The one composition root: config to storage, counters, clock, metrics and logger, then the
  * services. Every choice of implementation is made here. `serve`, the CLI and every test build
- * through it; the `admin` role is for processes that administer keys while servers run.
+ * through it; the `cli` role is for CLI commands (keys, migrate) that run beside serving processes.
  */
 export async function compose(config: Config, options?: ComposeOptions & { role?: 'serve' }): Promise<Services>
-export async function compose(config: Config, options: ComposeOptions & { role: 'admin' }): Promise<AdminServices>
-export async function compose(
-  config: Config,
-  options: ComposeOptions & { role?: 'serve' | 'admin' } = {}
-): Promise<Services | AdminServices> {
+export async function compose(config: Config, options: ComposeOptions & { role: 'cli' }): Promise<CliServices>
+export async function compose(config: Config, options: ComposeOptions & { role?: 'serve' | 'cli' } = {}): Promise<Services | CliServices> {
   const clock = options.clock ?? systemClock
   const { storage: opened, sqlite } = await openDatabase(config, clock)
   try {
     // Before anything reads a table: the embedded store prepares its statements on first use.
     const migrationsApplied = options.migrate === false ? 0 : await opened.migrate()
     const storage = options.wrapStorage?.(opened) ?? opened
-    if (options.role === 'admin') return composeAdmin(config, clock, storage, sqlite, migrationsApplied)
+    if (options.role === 'cli') return composeCli(config, clock, storage, sqlite, migrationsApplied)
     return await composeServe(config, clock, storage, sqlite, migrationsApplied, options)
   } catch (error) {
     await opened.close()
@@ -75,14 +76,14 @@ export async function compose(
   }
 }
 
-function composeAdmin(
+function composeCli(
   config: Config,
   clock: Clock,
   storage: Storage,
   sqlite: SqliteStorage | undefined,
   migrationsApplied: number
-): AdminServices {
-  const counters = adminCounters(config, sqlite)
+): CliServices {
+  const counters = cliCounters(config, sqlite)
   return {
     config,
     clock,
@@ -125,7 +126,7 @@ async function composeServe(
   let version: PetsVersion | undefined = sqlite?.pets
   let maxAgeMs: number | undefined
   if (sqlite === undefined && redis !== undefined) {
-    const { MarkedPetStore, RedisChangeMarker } = await import('./storage/shared-change-marker.ts')
+    const { MarkedPetStore, RedisChangeMarker } = await import('./storage/redis/change-marker.ts')
     // On the connection the counters already keep open.
     const marker = new RedisChangeMarker(redis.redis, config.redisKeyPrefix)
     petStore = new MarkedPetStore(stores.pets, marker)
@@ -140,7 +141,8 @@ async function composeServe(
     version === undefined || config.pageCacheEntries === 0
       ? rendered
       : new CachedPages(rendered, version, clock, { maxEntries: config.pageCacheEntries, maxAgeMs })
-  const limiter = new RateLimiter(counters, clock, { banMs: config.banSeconds * 1000, observer: metrics })
+  const usage = usageHistory(storage.usage, clock, logger, { flushIntervalMs: options.usageFlushIntervalMs })
+  const limiter = new RateLimiter(counters, clock, { banMs: config.banSeconds * 1000, observer: metrics, usage: usage.recorder })
   // A key this process changes is refused or changed here at once, not after the cache's TTL.
   const keyCache = new KeyCache(stores.keys, clock, { ttlMs: options.keyCacheTtlMs })
   const keys = new KeyService(stores.keys, clock, keyLimitState(counters), { keyChanged: (id) => keyCache.forget(id) })
@@ -163,13 +165,15 @@ async function composeServe(
     pages,
     authenticator: new Authenticator(keyCache, clock),
     limiter,
+    usage: usage.service,
     // Reads in-process take microseconds: only a store across the network has a round trip to overlap.
     speculation: sqlite === undefined ? new SpeculativeReads() : undefined,
     readiness,
     tracing,
     close: once(async () => {
       clearInterval(purge)
-      // Counters are flushed before the storage they may persist to closes.
+      // Usage history and counters are flushed before the storage they persist to closes.
+      await usage.close()
       await counters.close()
       await storage.close()
       await tracing?.close()

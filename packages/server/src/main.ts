@@ -1,3 +1,5 @@
+import { BACKUP_HELP, backupCommand } from './cli/backup.ts'
+import { CHECK_HELP, checkCommand } from './cli/check.ts'
 import { keysCommand, KEYS_HELP } from './cli/keys.ts'
 import { serve } from './cli/serve.ts'
 import { UsageError } from './cli/usage-error.ts'
@@ -12,25 +14,38 @@ Commands:
   migrate            Applies pending schema migrations and exits.
   keys ...           Creates, lists, updates, rotates, revokes and unbans API keys, and shows
                      their use (animal-store keys --help).
+  backup <file>      Writes a consistent, checked copy of the SQLite file, also while serve runs
+                     (animal-store help backup).
+  check              Checks the database and whether this build can serve its schema, without
+                     changing it (animal-store help check).
   openapi            Prints the OpenAPI 3.1 document.
 
-Configuration comes from the environment (the README has the table): PORT, HOST,
-DATABASE_URL, REDIS_URL, REDIS_CLUSTER_NODES, REDIS_KEY_PREFIX, PUBLIC_BASE_URL, STAGING_BASE_URL, TRUST_PROXY,
-LOG_LEVEL, RATE_LIMIT_BAN_SECONDS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS,
-KEEP_ALIVE_TIMEOUT_MS; with DATABASE_URL=postgres://...: DATABASE_POOL_SIZE,
-DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_CONNECT_TIMEOUT_MS.
+Configuration comes from the environment (the README's table gives defaults and meanings):
+  listening     PORT, HOST, PUBLIC_BASE_URL, STAGING_BASE_URL, TRUST_PROXY
+  database      DATABASE_URL; with postgres://...: DATABASE_POOL_SIZE,
+                DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_CONNECT_TIMEOUT_MS
+  rate limits   REDIS_URL or REDIS_CLUSTER_NODES, REDIS_KEY_PREFIX, RATE_LIMIT_BAN_SECONDS,
+                RATE_LIMIT_IPV6_PREFIX, RATE_LIMIT_MAX_ADDRESSES
+  requests      HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, PAGE_CACHE_ENTRIES
+  logs          LOG_LEVEL
+  tracing       OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) turns it on;
+                OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME,
+                OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG
 
 ${KEYS_HELP}`
+
+/** Commands with a usage text of their own (`help <command>`, `<command> --help`). */
+const COMMAND_HELP: Record<string, string> = { backup: BACKUP_HELP, check: CHECK_HELP, keys: KEYS_HELP }
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(HELP)
+    process.stdout.write((command === 'help' && rest[0] !== undefined ? COMMAND_HELP[rest[0]] : undefined) ?? HELP)
     if (command === undefined) process.exitCode = 2
     return
   }
   if (command !== 'keys' && (rest.includes('--help') || rest.includes('-h'))) {
-    process.stdout.write(HELP)
+    process.stdout.write(COMMAND_HELP[command] ?? HELP)
     return
   }
   const config = loadConfig()
@@ -40,7 +55,7 @@ async function main(argv: string[]): Promise<void> {
       return serve(config)
     case 'migrate': {
       if (rest.length > 0) throw new UsageError('migrate takes no arguments')
-      const services = await compose(config, { role: 'admin' })
+      const services = await compose(config, { role: 'cli' })
       await services.close()
       const applied = services.migrationsApplied
       process.stdout.write(applied === 0 ? 'Schema is up to date.\n' : `Applied ${applied} migration(s).\n`)
@@ -48,11 +63,17 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'keys':
       return keysCommand(config, rest)
+    case 'backup':
+      return backupCommand(config, rest)
+    case 'check':
+      return checkCommand(config, rest)
     case 'openapi':
       process.stdout.write(openApiText(config))
       return
     default:
-      throw new UsageError(`unknown command ${JSON.stringify(command)}: expected serve, migrate, keys or openapi (see --help)`)
+      throw new UsageError(
+        `unknown command ${JSON.stringify(command)}: expected serve, migrate, keys, backup, check or openapi (see animal-store help)`
+      )
   }
 }
 

@@ -4,10 +4,11 @@ import type { Tracing } from './base/tracing.ts'
 import type { Config } from './config.ts'
 import type { KeyService } from './domain/key-service.ts'
 import type { PetService } from './domain/pets.ts'
-import type { Authenticator } from './http/auth.ts'
-import type { PetPages } from './http/list-pages.ts'
-import type { Metrics } from './http/metrics.ts'
-import type { SpeculativeReads } from './http/speculative-reads.ts'
+import type { UsageService } from './domain/usage.ts'
+import type { Authenticator } from './http/services/authenticator.ts'
+import type { PetPages } from './http/services/page-cache.ts'
+import type { Metrics } from './http/services/metrics.ts'
+import type { SpeculativeReads } from './http/services/speculative-reads.ts'
 import type { RateLimiter } from './limits/rate-limiter.ts'
 import type { ReadinessCheck } from './routes/health.ts'
 import type { Storage } from './storage/types.ts'
@@ -15,8 +16,8 @@ import type { Storage } from './storage/types.ts'
 // What the composition root (compose.ts) hands out: interfaces only, so the app and the CLI
 // depend on what the services do, never on which implementations were chosen.
 
-/** What key administration needs (`animal-store keys ...`, `migrate`). */
-export interface AdminServices {
+/** What the CLI's commands need (`animal-store keys ...`, `migrate`): storage and key administration. */
+export interface CliServices {
   config: Config
   clock: Clock
   storage: Storage
@@ -28,13 +29,15 @@ export interface AdminServices {
 }
 
 /** Everything the serving app is built from. */
-export interface Services extends AdminServices {
+export interface Services extends CliServices {
   logger: Logger
   metrics: Metrics
   pets: PetService
   pages: PetPages
   authenticator: Authenticator
   limiter: RateLimiter
+  /** Usage history by key and minute, hour and day: what the operator API reads. */
+  usage: UsageService
   /** Present when reads may start before their rate-limit verdict (counters across the network). */
   speculation: SpeculativeReads | undefined
   readiness: Record<string, ReadinessCheck>

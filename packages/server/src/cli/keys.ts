@@ -129,7 +129,7 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
   const graceSeconds = number('--grace', values.grace)
   const id = positionals[0] ?? ''
 
-  const services = await compose(config, { role: 'admin' })
+  const services = await compose(config, { role: 'cli' })
   const keys = services.keys
   const actor = osUser()
   const json = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`)

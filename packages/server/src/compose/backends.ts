@@ -1,6 +1,6 @@
 import type { Clock } from '../base/clock.ts'
 import type { Config } from '../config.ts'
-import type { RedisCounterStore } from '../limits/redis.ts'
+import type { RedisCounterStore } from '../limits/redis/counter-store.ts'
 import type { SqliteStorage } from '../storage/sqlite/index.ts'
 import type { Storage } from '../storage/types.ts'
 
@@ -26,7 +26,7 @@ export async function openDatabase(config: Config, clock: Clock): Promise<{ stor
 export async function openRedis(config: Config, commandTimeoutMs?: number): Promise<RedisCounterStore | undefined> {
   if (config.redisUrl === undefined && config.redisClusterNodes === undefined) return undefined
   // Loaded only when Redis is configured: the embedded default never loads ioredis.
-  const { RedisCounterStore } = await import('../limits/redis.ts')
+  const { RedisCounterStore } = await import('../limits/redis/counter-store.ts')
   const redis = new RedisCounterStore({
     url: config.redisUrl,
     clusterNodes: config.redisClusterNodes,

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino'
 import type { Clock } from '../base/clock.ts'
 import type { Config } from '../config.ts'
-import type { Metrics } from '../http/metrics.ts'
+import type { Metrics } from '../http/services/metrics.ts'
 import { FallbackCounterStore } from '../limits/fallback.ts'
-import { MemoryCounterStore } from '../limits/memory.ts'
+import { MemoryCounterStore } from '../limits/memory/counter-store.ts'
 import { CounterFileReader, PersistedCounterStore } from '../limits/persisted.ts'
-import type { RedisCounterStore } from '../limits/redis.ts'
+import type { RedisCounterStore } from '../limits/redis/counter-store.ts'
 import type { CounterReader, CounterStore } from '../limits/types.ts'
 import type { ReadinessCheck } from '../routes/health.ts'
 import type { SqliteStorage } from '../storage/sqlite/index.ts'
@@ -56,7 +56,7 @@ const NO_COUNTERS: CounterReader = {
   close: async () => {}
 }
 
-async function openAdminCounters(config: Config, sqlite: SqliteStorage | undefined): Promise<CounterReader> {
+async function openCliCounters(config: Config, sqlite: SqliteStorage | undefined): Promise<CounterReader> {
   const redis = await openRedis(config, 3000)
   if (redis !== undefined) {
     if (redis.ready) return redis
@@ -72,9 +72,9 @@ async function openAdminCounters(config: Config, sqlite: SqliteStorage | undefin
  * The counters as a process that administers keys sees them, opened on first use: most
  * commands never need them. On the embedded store that is the file a server flushes to.
  */
-export function adminCounters(config: Config, sqlite: SqliteStorage | undefined): CounterReader {
+export function cliCounters(config: Config, sqlite: SqliteStorage | undefined): CounterReader {
   let opened: Promise<CounterReader> | undefined
-  const counters = () => (opened ??= openAdminCounters(config, sqlite))
+  const counters = () => (opened ??= openCliCounters(config, sqlite))
   return {
     usage: async (subject, now) => (await counters()).usage(subject, now),
     unban: async (subject, now) => (await counters()).unban(subject, now),

@@ -38,6 +38,8 @@ export function tracedStorage(storage: Storage, tracing: Tracing, system: Databa
       release: (scope, token) => idempotency.release(scope, token),
       purge: (before) => idempotency.purge(before)
     },
+    // Usage history is written and read off the request path: no spans.
+    usage: storage.usage,
     migrate: () => storage.migrate(),
     ping: () => storage.ping(),
     close: () => storage.close()

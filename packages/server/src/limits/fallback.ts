@@ -1,4 +1,4 @@
-import { MemoryCounterStore } from './memory.ts'
+import { MemoryCounterStore } from './memory/counter-store.ts'
 import type { ConsumeRequest, ConsumeResult, CounterStore, FallbackEvents, RemoteCounterStore, SubjectUsage } from './types.ts'
 
 /**

@@ -2,7 +2,8 @@ import type { Clock } from '../base/clock.ts'
 import { DAY_MS, windowStart } from '../domain/rate-limit-policy.ts'
 import type { CounterFile } from '../storage/types.ts'
 import { setImmediate } from 'node:timers/promises'
-import { MemoryCounterStore, usageAt, type CounterChanges } from './memory.ts'
+import { MemoryCounterStore, usageAt } from './memory/counter-store.ts'
+import type { CounterChanges } from './memory/row-table.ts'
 import type { ConsumeRequest, ConsumeResult, CounterReader, CounterStore, SubjectUsage } from './types.ts'
 
 /** How often counters reach the file: a crash loses at most this much usage (bans are written at once). */

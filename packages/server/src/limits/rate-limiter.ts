@@ -3,6 +3,7 @@ import type { Clock } from '../base/clock.ts'
 import { andThen, type Maybe } from '../base/maybe.ts'
 import { ApiError } from '../domain/api-error.ts'
 import { limitsOf, type KeyLimitState, type KeyUsage } from '../domain/keys.ts'
+import type { UsageRecorder } from '../domain/usage-recorder.ts'
 import {
   blockingWindow,
   rateLimitHeaders,
@@ -41,14 +42,17 @@ export class RateLimiter {
   readonly #clock: Clock
   readonly #banMs: number
   readonly #observer: RateLimitObserver
+  readonly #usage: UsageRecorder
   /** Keys whose latest request was refused (limited or banned); bounded by the keys issued. */
   readonly #refused = new Set<string>()
 
-  constructor(store: CounterStore, clock: Clock, options: { banMs: number; observer: RateLimitObserver }) {
+  /** `usage` is told the verdict of every request that names a valid key (and of no other). */
+  constructor(store: CounterStore, clock: Clock, options: { banMs: number; observer: RateLimitObserver; usage: UsageRecorder }) {
     this.#store = store
     this.#clock = clock
     this.#banMs = options.banMs
     this.#observer = options.observer
+    this.#usage = options.usage
   }
 
   /** Consumes one request for a key, or for a client address (its address key). Synchronous when the store is. */
@@ -100,12 +104,16 @@ export class RateLimiter {
     if (result.outcome === 'allowed') {
       this.#observer.allowed(plan)
       if (key !== undefined) {
+        this.#usage.count(key.id, 'allowed', now)
         this.#observer.keyAdmitted(key.id)
         if (this.#refused.size > 0) this.#refused.delete(key.id)
       }
       return { headers, refusal: undefined }
     }
-    if (key !== undefined) this.#refused.add(key.id)
+    if (key !== undefined) {
+      this.#refused.add(key.id)
+      this.#usage.count(key.id, result.outcome === 'banned' ? 'banned' : 'rateLimited', now)
+    }
     if (result.outcome === 'banned') {
       const until = result.bannedUntil!
       this.#observer.refused(plan, 'banned', 'none')

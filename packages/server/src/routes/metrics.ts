@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { Metrics } from '../http/metrics.ts'
+import type { Metrics } from '../http/services/metrics.ts'
 
 /** `GET /metrics`: Prometheus text, public like the other operational endpoints. */
 export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {

@@ -3,11 +3,11 @@ import { createPet, getPet, listPets, PAGE_LIMIT_DEFAULT, type ListPetsQuery, ty
 import { idempotencyKeyOf } from '../domain/idempotency.ts'
 import type { Created, PetService } from '../domain/pets.ts'
 import type { IdempotencyScope } from '../storage/types.ts'
-import { apiKeyOf } from '../http/api-guard.ts'
-import { deprecationHeaders } from '../http/deprecation.ts'
-import type { PetPages, RenderedPage } from '../http/list-pages.ts'
-import { asRequested, readsInt64Strings } from '../http/int64-strings.ts'
-import { respondWhenReady } from '../http/send.ts'
+import { apiKeyOf } from '../http/hooks/api-guard.ts'
+import { deprecationHeaders } from './pets/deprecation.ts'
+import type { PetPages, RenderedPage } from '../http/services/page-cache.ts'
+import { asRequested, readsInt64Strings } from './pets/int64-strings.ts'
+import { respondWhenReady } from './pets/respond-when-ready.ts'
 
 export interface PetRoutesOptions {
   pets: PetService

@@ -1,5 +1,6 @@
 import type { Int64, Pet, PetStatus, PlanName } from '@animal-store/contract'
 import type { Maybe } from '../base/maybe.ts'
+import type { UsageStore } from './usage-types.ts'
 
 export interface NewPetRecord {
   name: string
@@ -156,6 +157,7 @@ export interface Storage {
   readonly pets: PetStore
   readonly keys: KeyStore
   readonly idempotency: IdempotencyStore
+  readonly usage: UsageStore
   /** Applies pending numbered migrations, once even when several processes start together; returns how many it applied. */
   migrate(): Promise<number>
   /** Resolves when the database answers a trivial query; rejects otherwise. */
@@ -187,13 +189,25 @@ export interface CounterFile {
   load(dayStart: number, now: number): CounterRow[]
   /** The row of `subject`, if any. */
   find(subject: string): CounterRow | undefined
-  /**
-   * In one transaction deletes the rows of `forget`, then upserts `rows`; with `fsync`, returns
-   * once they survive a power loss.
-   */
+  /** In one transaction deletes the rows of `forget`, then upserts `rows`; with `fsync`, returns once they survive a power loss. */
   save(rows: CounterRow[], options: { fsync: boolean; forget?: string[] }): void
   /** From any process: lifts the ban in the file and leaves a request for the serving process. */
   requestUnban(subject: string, at: number): void
   /** Unban requests left since the last call, removed as they are taken. */
   takeUnbanRequests(): string[]
+}
+
+/** What `animal-store check` found in a database (or `backup` in its copy). */
+export interface DatabaseReport {
+  /** The newest migration applied, or null when it could not be read. */
+  schemaVersion: number | null
+  /** The newest migration this build has. */
+  buildSchemaVersion: number
+  /** Why the database cannot be served as it is; empty when it is sound. */
+  problems: string[]
+  /** What is worth knowing but needs nothing done (an older schema that serve migrates first). */
+  notes: string[]
+  /** Rows in `pets` and `api_keys`, when they could be counted. */
+  pets: number | null
+  keys: number | null
 }

@@ -37,7 +37,7 @@ export const BACKENDS: Backend[] = [sqliteBackend, postgresBackend]
 
 /** The storage `env` points at, opened as the service opens it (not migrated); closed after the test. */
 export async function openStorage(t: TestContext, env: Record<string, string>): Promise<Storage> {
-  const services = await compose(loadConfig(env), { role: 'admin', migrate: false })
+  const services = await compose(loadConfig(env), { role: 'cli', migrate: false })
   defer(t, () => services.close())
   return services.storage
 }

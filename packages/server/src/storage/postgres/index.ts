@@ -2,12 +2,14 @@ import pg from 'pg'
 import type { PostgresPoolConfig } from '../../config.ts'
 import { runMigrations, type Migration, type MigrationTarget } from '../migrations.ts'
 import type { IdempotencyStore, KeyStore, PetStore, Storage } from '../types.ts'
+import type { UsageStore } from '../usage-types.ts'
 import { translateError } from './errors.ts'
 import { PostgresIdempotency } from './idempotency.ts'
 import { PostgresKeys } from './keys.ts'
 import { POSTGRES_MIGRATIONS } from './migrations.ts'
 import { PostgresPets } from './pets.ts'
 import { clientConfig, PostgresPool } from './pool.ts'
+import { PostgresUsage } from './usage.ts'
 
 /** Advisory-lock namespace ("anmg") for migrations; the schema name's hash is the second key. */
 const MIGRATION_LOCK_SPACE = 0x616e6d67
@@ -49,6 +51,7 @@ export class PostgresStorage implements Storage {
   readonly pets: PetStore
   readonly keys: KeyStore
   readonly idempotency: IdempotencyStore
+  readonly usage: UsageStore
   readonly #url: string
   readonly #config: PostgresPoolConfig
   readonly #db: PostgresPool
@@ -60,6 +63,7 @@ export class PostgresStorage implements Storage {
     this.pets = new PostgresPets(this.#db)
     this.keys = new PostgresKeys(this.#db)
     this.idempotency = new PostgresIdempotency(this.#db)
+    this.usage = new PostgresUsage(this.#db)
   }
 
   async migrate(): Promise<number> {

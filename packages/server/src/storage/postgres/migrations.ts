@@ -84,5 +84,35 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
       ALTER TABLE api_keys ADD COLUMN previous_secret_hash TEXT UNIQUE;
       ALTER TABLE api_keys ADD COLUMN previous_secret_expires_at TIMESTAMPTZ;
     `
+  },
+  {
+    version: 5,
+    name: 'usage history',
+    // Starts are Unix milliseconds. Each flush of each instance adds to the minute, hour and day
+    // rows alike; usage_totals holds every key's sum, so a chart of all keys reads one row per bucket.
+    sql: `
+      CREATE TABLE usage_by_key (
+        granularity TEXT NOT NULL CHECK (granularity IN ('minute', 'hour', 'day')),
+        key_id TEXT NOT NULL,
+        start BIGINT NOT NULL,
+        allowed BIGINT NOT NULL,
+        rate_limited BIGINT NOT NULL,
+        banned BIGINT NOT NULL,
+        PRIMARY KEY (granularity, key_id, start)
+      );
+      CREATE INDEX usage_by_key_start ON usage_by_key (granularity, start);
+      CREATE TABLE usage_totals (
+        granularity TEXT NOT NULL CHECK (granularity IN ('minute', 'hour', 'day')),
+        start BIGINT NOT NULL,
+        allowed BIGINT NOT NULL,
+        rate_limited BIGINT NOT NULL,
+        banned BIGINT NOT NULL,
+        PRIMARY KEY (granularity, start)
+      );
+      CREATE TABLE key_last_used (
+        key_id TEXT PRIMARY KEY,
+        minute_start BIGINT NOT NULL
+      );
+    `
   }
 ]

@@ -9,6 +9,7 @@ import { SqliteIdempotency } from './idempotency.ts'
 import { SqliteKeys } from './keys.ts'
 import { SQLITE_MIGRATIONS } from './migrations.ts'
 import { SqlitePets } from './pets.ts'
+import { SqliteUsage } from './usage.ts'
 import { TurnSnapshot } from './turn-snapshot.ts'
 
 // The read connection maps the file rather than copying each page it needs into its 2 MB
@@ -90,6 +91,7 @@ export class SqliteStorage implements Storage {
   #keys: SqliteKeys | undefined
   #idempotency: SqliteIdempotency | undefined
   #counters: SqliteCounterFile | undefined
+  #usage: SqliteUsage | undefined
 
   constructor(path: string, clock: Clock) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
@@ -122,6 +124,11 @@ export class SqliteStorage implements Storage {
   get idempotency(): SqliteIdempotency {
     this.#idempotency ??= new SqliteIdempotency(this.#db)
     return this.#idempotency
+  }
+
+  get usage(): SqliteUsage {
+    this.#usage ??= new SqliteUsage(this.#db)
+    return this.#usage
   }
 
   /** The rate-limit counters' file: the same database, so one backup holds everything. */

@@ -72,5 +72,35 @@ export const SQLITE_MIGRATIONS: Migration[] = [
       ALTER TABLE api_keys ADD COLUMN previous_secret_expires_at INTEGER;
       CREATE UNIQUE INDEX api_keys_previous_secret_hash ON api_keys (previous_secret_hash);
     `
+  },
+  {
+    version: 5,
+    name: 'usage history',
+    // Starts are Unix milliseconds. Each flush adds to the minute, hour and day rows alike;
+    // usage_totals holds every key's sum, so a chart of all keys reads one row per bucket.
+    sql: `
+      CREATE TABLE usage_by_key (
+        granularity TEXT NOT NULL CHECK (granularity IN ('minute', 'hour', 'day')),
+        key_id TEXT NOT NULL,
+        start INTEGER NOT NULL,
+        allowed INTEGER NOT NULL,
+        rate_limited INTEGER NOT NULL,
+        banned INTEGER NOT NULL,
+        PRIMARY KEY (granularity, key_id, start)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX usage_by_key_start ON usage_by_key (granularity, start);
+      CREATE TABLE usage_totals (
+        granularity TEXT NOT NULL CHECK (granularity IN ('minute', 'hour', 'day')),
+        start INTEGER NOT NULL,
+        allowed INTEGER NOT NULL,
+        rate_limited INTEGER NOT NULL,
+        banned INTEGER NOT NULL,
+        PRIMARY KEY (granularity, start)
+      ) STRICT, WITHOUT ROWID;
+      CREATE TABLE key_last_used (
+        key_id TEXT PRIMARY KEY,
+        minute_start INTEGER NOT NULL
+      ) STRICT, WITHOUT ROWID;
+    `
   }
 ]

@@ -1,0 +1,114 @@
+import { GRANULARITIES, GRANULARITY_MS, type Granularity } from '@animal-store/contract'
+import type { KeyUsageTotal, TopKeysOrder, UsageDelta, UsageRow, UsageSpan, UsageStore } from '../usage-types.ts'
+import type { PostgresPool } from './pool.ts'
+
+/** The flush's deltas as a table: $1 key ids, $2 minute starts, $3..$5 the counts. */
+const DELTAS = `unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[])
+  AS d(key_id, minute, allowed, rate_limited, banned)`
+const SIZES = `(VALUES ${GRANULARITIES.map((g) => `('${g}', ${GRANULARITY_MS[g]})`).join(', ')}) AS g(name, ms)`
+const SUMS = 'sum(d.allowed), sum(d.rate_limited), sum(d.banned)'
+const addCounts = (t: string) =>
+  `allowed = ${t}.allowed + excluded.allowed, rate_limited = ${t}.rate_limited + excluded.rate_limited, banned = ${t}.banned + excluded.banned`
+
+// Rows are upserted in key order, so two instances flushing at once lock them in one order and never deadlock.
+const ADD_KEYS = `INSERT INTO usage_by_key (granularity, key_id, start, allowed, rate_limited, banned)
+  SELECT g.name, d.key_id, d.minute - d.minute % g.ms, ${SUMS} FROM ${DELTAS} CROSS JOIN ${SIZES}
+  GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+  ON CONFLICT (granularity, key_id, start) DO UPDATE SET ${addCounts('usage_by_key')}`
+const ADD_TOTALS = `INSERT INTO usage_totals (granularity, start, allowed, rate_limited, banned)
+  SELECT g.name, d.minute - d.minute % g.ms, ${SUMS} FROM ${DELTAS} CROSS JOIN ${SIZES}
+  GROUP BY 1, 2 ORDER BY 1, 2
+  ON CONFLICT (granularity, start) DO UPDATE SET ${addCounts('usage_totals')}`
+const TOUCH = `INSERT INTO key_last_used (key_id, minute_start)
+  SELECT d.key_id, max(d.minute) FROM ${DELTAS} GROUP BY 1 ORDER BY 1
+  ON CONFLICT (key_id) DO UPDATE SET minute_start = GREATEST(key_last_used.minute_start, excluded.minute_start)`
+
+const MEASURE: Record<TopKeysOrder, string> = { allowed: 'sum(allowed)', refused: 'sum(rate_limited) + sum(banned)' }
+const spanRows = (n: number) =>
+  `SELECT key_id, allowed, rate_limited, banned FROM usage_by_key WHERE granularity = $${n} AND start >= $${n + 1} AND start < $${n + 2}`
+
+const PRUNE = `WITH keys AS (
+    DELETE FROM usage_by_key WHERE (granularity, key_id, start) IN
+      (SELECT granularity, key_id, start FROM usage_by_key WHERE granularity = $1 AND start < $2 LIMIT $3)
+    RETURNING 1
+  ), totals AS (
+    DELETE FROM usage_totals WHERE (granularity, start) IN
+      (SELECT granularity, start FROM usage_totals WHERE granularity = $1 AND start < $2 LIMIT $3)
+    RETURNING 1
+  ) SELECT (SELECT count(*) FROM keys) + (SELECT count(*) FROM totals) AS n`
+
+/** int8 and numeric arrive as text (pool.ts); counts stay far below 2^53. */
+interface CountsText {
+  allowed: string
+  rate_limited: string
+  banned: string
+}
+const counts = (row: CountsText) => ({ allowed: Number(row.allowed), rateLimited: Number(row.rate_limited), banned: Number(row.banned) })
+const toRow = (row: CountsText & { start: string }): UsageRow => ({ start: Number(row.start), ...counts(row) })
+
+/** Usage history shared by every instance: each flush adds its own deltas in one transaction. */
+export class PostgresUsage implements UsageStore {
+  readonly #db: PostgresPool
+
+  constructor(db: PostgresPool) {
+    this.#db = db
+  }
+
+  async add(deltas: readonly UsageDelta[]): Promise<void> {
+    if (deltas.length === 0) return
+    const values = [
+      deltas.map((d) => d.keyId),
+      deltas.map((d) => d.minuteStart),
+      deltas.map((d) => d.allowed),
+      deltas.map((d) => d.rateLimited),
+      deltas.map((d) => d.banned)
+    ]
+    await this.#db.transaction(async (client) => {
+      await client.query(ADD_KEYS, values)
+      await client.query(ADD_TOTALS, values)
+      await client.query(TOUCH, values)
+    })
+  }
+
+  async keyBuckets(keyId: string, span: UsageSpan): Promise<UsageRow[]> {
+    const rows = await this.#db.query<CountsText & { start: string }>(
+      `SELECT start, allowed, rate_limited, banned FROM usage_by_key
+       WHERE granularity = $1 AND key_id = $2 AND start >= $3 AND start < $4 ORDER BY start`,
+      [span.granularity, keyId, span.from, span.to]
+    )
+    return rows.map(toRow)
+  }
+
+  async totalBuckets(span: UsageSpan): Promise<UsageRow[]> {
+    const rows = await this.#db.query<CountsText & { start: string }>(
+      'SELECT start, allowed, rate_limited, banned FROM usage_totals WHERE granularity = $1 AND start >= $2 AND start < $3 ORDER BY start',
+      [span.granularity, span.from, span.to]
+    )
+    return rows.map(toRow)
+  }
+
+  async topKeys(spans: readonly UsageSpan[], order: TopKeysOrder, limit: number): Promise<KeyUsageTotal[]> {
+    if (spans.length === 0) return []
+    const union = spans.map((_, i) => spanRows(3 * i + 1)).join(' UNION ALL ')
+    // COLLATE "C": ties go by key id bytewise, as on SQLite, whatever the database's locale.
+    const rows = await this.#db.query<CountsText & { key_id: string }>(
+      `SELECT key_id, sum(allowed) AS allowed, sum(rate_limited) AS rate_limited, sum(banned) AS banned FROM (${union}) AS spans
+       GROUP BY key_id HAVING ${MEASURE[order]} > 0 ORDER BY ${MEASURE[order]} DESC, key_id COLLATE "C" LIMIT $${3 * spans.length + 1}`,
+      [...spans.flatMap((span) => [span.granularity, span.from, span.to]), limit]
+    )
+    return rows.map((row) => ({ keyId: row.key_id, ...counts(row) }))
+  }
+
+  async lastUsed(keyIds: readonly string[]): Promise<Map<string, number>> {
+    const rows = await this.#db.query<{ key_id: string; minute_start: string }>(
+      'SELECT key_id, minute_start FROM key_last_used WHERE key_id = ANY($1::text[])',
+      [keyIds]
+    )
+    return new Map(rows.map((row) => [row.key_id, Number(row.minute_start)]))
+  }
+
+  async prune(granularity: Granularity, before: number, limit: number): Promise<number> {
+    const [row] = await this.#db.query<{ n: string }>(PRUNE, [granularity, before, limit])
+    return Number(row?.n ?? 0)
+  }
+}

@@ -1,0 +1,144 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import { GRANULARITIES, GRANULARITY_MS, type Granularity } from '@animal-store/contract'
+import type { KeyUsageTotal, TopKeysOrder, UsageCounts, UsageDelta, UsageRow, UsageSpan, UsageStore } from '../usage-types.ts'
+
+const addCounts = (t: string) =>
+  `allowed = ${t}.allowed + excluded.allowed, rate_limited = ${t}.rate_limited + excluded.rate_limited, banned = ${t}.banned + excluded.banned`
+
+const MEASURE: Record<TopKeysOrder, string> = { allowed: 'sum(allowed)', refused: 'sum(rate_limited) + sum(banned)' }
+const SPAN_ROWS = 'SELECT key_id, allowed, rate_limited, banned FROM usage_by_key WHERE granularity = ? AND start >= ? AND start < ?'
+
+const spanArgs = (span: UsageSpan) => [span.granularity, span.from, span.to] as const
+const toRow = (row: UsageRow): UsageRow => ({ start: row.start, allowed: row.allowed, rateLimited: row.rateLimited, banned: row.banned })
+
+/** Every key's deltas summed per granularity and bucket: the rows of usage_totals one flush adds to. */
+function totalsOf(deltas: readonly UsageDelta[]): Map<string, { granularity: Granularity; start: number } & UsageCounts> {
+  const totals = new Map<string, { granularity: Granularity; start: number } & UsageCounts>()
+  for (const delta of deltas) {
+    for (const granularity of GRANULARITIES) {
+      const start = delta.minuteStart - (delta.minuteStart % GRANULARITY_MS[granularity])
+      const id = `${granularity} ${start}`
+      const total = totals.get(id) ?? { granularity, start, allowed: 0, rateLimited: 0, banned: 0 }
+      total.allowed += delta.allowed
+      total.rateLimited += delta.rateLimited
+      total.banned += delta.banned
+      totals.set(id, total)
+    }
+  }
+  return totals
+}
+
+/** Usage history in the embedded file: statements on the writing connection, a flush in one transaction. */
+export class SqliteUsage implements UsageStore {
+  readonly #db: DatabaseSync
+  readonly #addKey: StatementSync
+  readonly #addTotal: StatementSync
+  readonly #touch: StatementSync
+  readonly #keyBuckets: StatementSync
+  readonly #totalBuckets: StatementSync
+  readonly #lastUsed: StatementSync
+  readonly #pruneKeys: StatementSync
+  readonly #pruneTotals: StatementSync
+  readonly #synchronous: StatementSync
+  /** By span count and order: a top-keys query has one range scan per span. */
+  readonly #top = new Map<string, StatementSync>()
+
+  constructor(db: DatabaseSync) {
+    this.#db = db
+    this.#synchronous = db.prepare('PRAGMA synchronous')
+    this.#addKey =
+      db.prepare(`INSERT INTO usage_by_key (granularity, key_id, start, allowed, rate_limited, banned) VALUES (?, ?, ?, ?, ?, ?)
+      ON CONFLICT (granularity, key_id, start) DO UPDATE SET ${addCounts('usage_by_key')}`)
+    this.#addTotal = db.prepare(`INSERT INTO usage_totals (granularity, start, allowed, rate_limited, banned) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (granularity, start) DO UPDATE SET ${addCounts('usage_totals')}`)
+    this.#touch = db.prepare(`INSERT INTO key_last_used (key_id, minute_start) VALUES (?, ?)
+      ON CONFLICT (key_id) DO UPDATE SET minute_start = max(key_last_used.minute_start, excluded.minute_start)`)
+    this.#keyBuckets = db.prepare(`SELECT start, allowed, rate_limited AS rateLimited, banned FROM usage_by_key
+      WHERE granularity = ? AND key_id = ? AND start >= ? AND start < ? ORDER BY start`)
+    this.#totalBuckets = db.prepare(`SELECT start, allowed, rate_limited AS rateLimited, banned FROM usage_totals
+      WHERE granularity = ? AND start >= ? AND start < ? ORDER BY start`)
+    this.#lastUsed = db.prepare(
+      'SELECT key_id AS keyId, minute_start AS minuteStart FROM key_last_used WHERE key_id IN (SELECT value FROM json_each(?))'
+    )
+    this.#pruneKeys = db.prepare(`DELETE FROM usage_by_key WHERE (granularity, key_id, start) IN
+      (SELECT granularity, key_id, start FROM usage_by_key WHERE granularity = ? AND start < ? LIMIT ?)`)
+    this.#pruneTotals = db.prepare(`DELETE FROM usage_totals WHERE (granularity, start) IN
+      (SELECT granularity, start FROM usage_totals WHERE granularity = ? AND start < ? LIMIT ?)`)
+  }
+
+  async add(deltas: readonly UsageDelta[]): Promise<void> {
+    if (deltas.length === 0) return
+    this.#withoutFsync(() => {
+      for (const { keyId, minuteStart, allowed, rateLimited, banned } of deltas) {
+        for (const granularity of GRANULARITIES) {
+          const start = minuteStart - (minuteStart % GRANULARITY_MS[granularity])
+          this.#addKey.run(granularity, keyId, start, allowed, rateLimited, banned)
+        }
+        this.#touch.run(keyId, minuteStart)
+      }
+      for (const total of totalsOf(deltas).values()) {
+        this.#addTotal.run(total.granularity, total.start, total.allowed, total.rateLimited, total.banned)
+      }
+    })
+  }
+
+  async keyBuckets(keyId: string, span: UsageSpan): Promise<UsageRow[]> {
+    const rows = this.#keyBuckets.all(span.granularity, keyId, span.from, span.to) as unknown as UsageRow[]
+    return rows.map(toRow)
+  }
+
+  async totalBuckets(span: UsageSpan): Promise<UsageRow[]> {
+    return (this.#totalBuckets.all(...spanArgs(span)) as unknown as UsageRow[]).map(toRow)
+  }
+
+  async topKeys(spans: readonly UsageSpan[], order: TopKeysOrder, limit: number): Promise<KeyUsageTotal[]> {
+    if (spans.length === 0) return []
+    const id = `${spans.length} ${order}`
+    let statement = this.#top.get(id)
+    if (statement === undefined) {
+      statement = this.#db.prepare(`SELECT key_id AS keyId, sum(allowed) AS allowed, sum(rate_limited) AS rateLimited, sum(banned) AS banned
+        FROM (${spans.map(() => SPAN_ROWS).join(' UNION ALL ')})
+        GROUP BY key_id HAVING ${MEASURE[order]} > 0 ORDER BY ${MEASURE[order]} DESC, key_id LIMIT ?`)
+      this.#top.set(id, statement)
+    }
+    const rows = statement.all(...spans.flatMap(spanArgs), limit) as unknown as KeyUsageTotal[]
+    return rows.map((row) => ({ keyId: row.keyId, allowed: row.allowed, rateLimited: row.rateLimited, banned: row.banned }))
+  }
+
+  async lastUsed(keyIds: readonly string[]): Promise<Map<string, number>> {
+    const rows = this.#lastUsed.all(JSON.stringify(keyIds)) as unknown as Array<{ keyId: string; minuteStart: number }>
+    return new Map(rows.map((row) => [row.keyId, row.minuteStart]))
+  }
+
+  async prune(granularity: Granularity, before: number, limit: number): Promise<number> {
+    let deleted = 0
+    this.#withoutFsync(() => {
+      deleted += Number(this.#pruneKeys.run(granularity, before, limit).changes)
+      deleted += Number(this.#pruneTotals.run(granularity, before, limit).changes)
+    })
+    return deleted
+  }
+
+  /**
+   * One transaction committed at `synchronous=NORMAL`, as the rate-limit counters are: it
+   * survives a crash of the process at once and a power loss with the next fsync of the file,
+   * and the event loop, which every request in flight shares, does not wait on the disk.
+   */
+  #withoutFsync(work: () => void): void {
+    const { synchronous } = this.#synchronous.get() as { synchronous: number }
+    this.#db.exec('PRAGMA synchronous = NORMAL')
+    try {
+      this.#db.exec('BEGIN IMMEDIATE')
+      try {
+        work()
+        this.#db.exec('COMMIT')
+      } catch (error) {
+        this.#db.exec('ROLLBACK')
+        throw error
+      }
+    } finally {
+      // The connection is the pet store's too: its creates keep their own setting.
+      this.#db.exec(`PRAGMA synchronous = ${synchronous}`)
+    }
+  }
+}
