@@ -9,7 +9,9 @@ export function downloadCsv(name: string, zone: Zone, header: readonly string[],
   const url = URL.createObjectURL(new Blob([toCsv(header, rows)], { type: 'text/csv;charset=utf-8' }))
   const link = document.createElement('a')
   link.href = url
-  link.download = `${name}-${isoInZone(new Date(), zone).replaceAll(':', '-')}.csv`
+  // Stamped to the second, with the zone's offset: `keys-2026-11-27T10-15-00Z.csv`.
+  const now = new Date(Math.floor(Date.now() / 1000) * 1000)
+  link.download = `${name}-${isoInZone(now, zone).replaceAll(':', '-')}.csv`
   document.body.append(link)
   link.click()
   link.remove()
