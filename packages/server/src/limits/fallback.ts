@@ -1,5 +1,5 @@
 import { MemoryCounterStore } from './memory/counter-store.ts'
-import type { ConsumeRequest, ConsumeResult, CounterStore, FallbackEvents, RemoteCounterStore, SubjectUsage } from './types.ts'
+import type { ConsumeRequest, ConsumeResult, CounterStore, FallbackEvents, RemoteCounterStore, SubjectBan, SubjectUsage } from './types.ts'
 
 /**
  * The shared store while it answers; this instance's memory while it does not, so the service
@@ -67,6 +67,14 @@ export class FallbackCounterStore implements CounterStore {
     await this.#run(
       () => this.#primary.unban(subject, now),
       async () => {}
+    )
+  }
+
+  /** The bans of the counters in force now: the shared store's while it answers, this instance's otherwise. */
+  bans(now: number): Promise<SubjectBan[]> {
+    return this.#run(
+      () => this.#primary.bans(now),
+      () => this.#fallback.bans(now)
     )
   }
 
