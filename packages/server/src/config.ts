@@ -15,7 +15,7 @@ export interface PostgresPoolConfig {
 }
 
 /** The operator listener: the operator API and its console, on a port of its own. */
-export interface AdminListenerConfig {
+interface AdminListenerConfig {
   host: string
   port: number
   /** ADMIN_PORT was set: a port that cannot be bound stops start-up (the default one, taken, is only skipped). */

@@ -12,7 +12,7 @@ const ID_SHAPE = /^op_[0-9A-Za-z]{16}$/
 const MAX_NAME_LENGTH = 200
 
 /** True when the text has the shape of an operator token; anything else is refused before any lookup. */
-export function looksLikeOperatorToken(text: string): boolean {
+function looksLikeOperatorToken(text: string): boolean {
   return TOKEN_SHAPE.test(text)
 }
 

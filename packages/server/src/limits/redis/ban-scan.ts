@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis'
-import type { SubjectBan } from '../types.ts'
+import { KEY_PREFIX, type SubjectBan } from '../types.ts'
 
 /** Keys a SCAN step looks at: large enough to walk a big keyspace in few round trips, small enough to keep each step short. */
 const SCAN_COUNT = 1000
@@ -15,14 +15,14 @@ function mastersOf(redis: Redis | Cluster): Redis[] {
 const BAN_SUFFIX = '}:ban'
 
 /**
- * The bans of the subjects that start with `subjectPrefix` (`key:`), found by scanning every
- * master for their `<keysBefore><subject>}:ban` keys (`keysBefore`: `<REDIS_KEY_PREFIX>rl:{`) and reading each one. A ban is one key per subject with a TTL
+ * The keys' bans (subjects `key:<id>`), found by scanning every master for their
+ * `<keysBefore><subject>}:ban` keys (`keysBefore`: `<REDIS_KEY_PREFIX>rl:{`) and reading each one. A ban is one key per subject with a TTL
  * (set by the consume script, which must touch only its subject's hash slot on a cluster), so no
  * shared index could be kept atomically; a scan is exact on one Redis and on a cluster alike,
  * and costs a walk of the keyspace, which only an operator's query pays.
  */
-export async function scanBans(redis: Redis | Cluster, keysBefore: string, subjectPrefix: string, now: number): Promise<SubjectBan[]> {
-  const pattern = `${literal(keysBefore + subjectPrefix)}*${BAN_SUFFIX}`
+export async function scanKeyBans(redis: Redis | Cluster, keysBefore: string, now: number): Promise<SubjectBan[]> {
+  const pattern = `${literal(keysBefore + KEY_PREFIX)}*${BAN_SUFFIX}`
   const found = new Set<string>()
   for (const node of mastersOf(redis)) {
     let cursor = '0'

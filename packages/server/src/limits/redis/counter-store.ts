@@ -2,15 +2,8 @@ import { DAY_MS, MINUTE_MS, windowStart } from '../../domain/rate-limit-policy.t
 import { PerTurnBatch } from '../../base/per-turn.ts'
 import { clusterHealth, connectRedis, type RedisOptions, type ScriptedRedis } from './connection.ts'
 import { CONSUME_MANY } from './consume-script.ts'
-import {
-  KEY_PREFIX,
-  type ConsumeRequest,
-  type ConsumeResult,
-  type RemoteCounterStore,
-  type SubjectBan,
-  type SubjectUsage
-} from '../types.ts'
-import { scanBans } from './ban-scan.ts'
+import type { ConsumeRequest, ConsumeResult, RemoteCounterStore, SubjectBan, SubjectUsage } from '../types.ts'
+import { scanKeyBans } from './ban-scan.ts'
 
 /**
  * Consumes per script call at most: the script holds Redis for its whole batch (a few µs per
@@ -197,7 +190,7 @@ export class RedisCounterStore implements RemoteCounterStore {
 
   /** Every key's ban key, found by a scan of each master (see ban-scan.ts): an operator's query, never a request's. */
   bans(now: number): Promise<SubjectBan[]> {
-    return scanBans(this.redis, `${this.#prefix}rl:{`, KEY_PREFIX, now)
+    return scanKeyBans(this.redis, `${this.#prefix}rl:{`, now)
   }
 
   async close(): Promise<void> {
