@@ -1,4 +1,4 @@
-import { ADMIN_PAGE_LIMIT_DEFAULT, type KeyState, type ListKeysQuery, type UsageBucket } from '@animal-store/contract'
+import { ADMIN_PAGE_LIMIT_DEFAULT, MAX_BANNED_KEYS, type KeyState, type ListKeysQuery, type UsageBucket } from '@animal-store/contract'
 import type { Clock } from '../base/clock.ts'
 import type { KeyPageQuery } from '../storage/key-page.ts'
 import type { ApiKeyRecord, KeyStore } from '../storage/types.ts'
@@ -8,9 +8,6 @@ import type { KeyViews } from './key-views.ts'
 import { looksLikeKeyId, type KeyLimitState, type KeyView } from './keys.ts'
 import type { UsageRangeInput } from './usage-range.ts'
 import type { TopKeysInput, UsageService } from './usage.ts'
-
-/** The most keys `banned()` answers: the soonest ends first. */
-const MAX_BANNED_KEYS = 1000
 
 /** A key and its requests by outcome over a range. */
 export interface TopKey {
