@@ -3,6 +3,7 @@ import { describe, test } from 'node:test'
 import { ADMIN_OPERATIONS, type Key } from '@animal-store/contract'
 import { startApp, type TestApp } from '../helpers/app.ts'
 import { suiteBackends } from '../helpers/backends.ts'
+import { recordIssuedKey } from '../helpers/logs.ts'
 import { assertOperatorError, readAdmin, sampleRequest } from '../helpers/operator-api.ts'
 
 // One security matrix over every operation of the operator API (design.md §6), as the public
@@ -68,7 +69,13 @@ for (const { backend, skip } of await suiteBackends()) {
           assert.equal((await app.services.keys.list()).length, keysBefore, `${what}: a viewer's write created a key`)
         }
         const asAdmin = (await call(app, op, `Bearer ${admin}`)).response
-        assert.equal(asAdmin.status, op.success.status, `${what} as an admin: ${await asAdmin.clone().text()}`)
+        const answer = await asAdmin.clone().text()
+        assert.equal(asAdmin.status, op.success.status, `${what} as an admin: ${answer}`)
+        // A secret is in the two answers that hand one out, and in no other.
+        const issues = op.operationId === 'createKey' || op.operationId === 'rotateKey'
+        assert.equal(/as_live_[0-9A-Za-z]{43}/.test(answer), issues, `${what}: a secret ${issues ? 'missing' : 'shown'}`)
+        assert.doesNotMatch(answer, /as_admin_|[0-9a-f]{64}/, `${what}: a token or hash shown`)
+        if (issues) recordIssuedKey((JSON.parse(answer) as { key: string }).key)
         assert.equal(asAdmin.headers.get('cache-control'), 'no-store', what)
         assert.ok(asAdmin.headers.get('x-request-id'), what)
       }
@@ -94,6 +101,9 @@ for (const { backend, skip } of await suiteBackends()) {
         assert.equal(response.status, 404, path)
         assert.equal(((await response.json()) as { code: string }).code, 'not_found', path)
       }
+      // HEAD is a GET without its body: it needs a token as much.
+      assert.equal((await app.admin('/admin/v1/keys', { method: 'HEAD' })).status, 401)
+      assert.equal((await app.admin('/admin/v1/keys', { method: 'HEAD', token: admin })).status, 200)
       // The operator's own requests take no API quota: a Free key's use is untouched by reading it.
       const { id } = await app.keyWithId({ plan: 'free' })
       for (let i = 0; i < 3; i++) await readAdmin<Key>(app, `/admin/v1/keys/${id}`, admin)
