@@ -8,7 +8,18 @@ import { graceSeconds, keyChanges, newKeyFields, type CreateKeyInput, type Rotat
 import { KeyNotFoundError, KeyRevokedError } from './key-errors.ts'
 import { fieldChanges, keyEvent, type KeyEvent } from './key-events.ts'
 import type { KeyViews } from './key-views.ts'
-import { generateId, generateSecret, hashSecret, limitsOf, looksLikeKeyId, prefixOf, type KeyLimitState, type KeyView } from './keys.ts'
+import {
+  generateId,
+  generateSecret,
+  hashSecret,
+  limitsOf,
+  looksLikeKeyId,
+  NO_USAGE,
+  prefixOf,
+  viewKey,
+  type KeyLimitState,
+  type KeyView
+} from './keys.ts'
 import { rateLimitStatus } from './rate-limit-policy.ts'
 
 /** A change the service made: the key after it, and the change as the audit log records it. */
@@ -77,7 +88,8 @@ export class KeyService {
     }
     const event = keyEvent('key.create', actor, record, now)
     await this.#store.create(record, hashSecret(secret), auditEntry(event, origin))
-    return { key: secret, view: await this.#views.one(record, now), event }
+    // A new key has no usage and no last use: its view asks neither the counters nor the history.
+    return { key: secret, view: viewKey(record, NO_USAGE, now, null), event }
   }
 
   async get(id: string): Promise<KeyView> {

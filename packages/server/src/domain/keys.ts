@@ -75,6 +75,9 @@ export function limitsOf(key: Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'
   return { perMinute, perDay }
 }
 
+/** A key never used: what a new key's view shows, without asking the counters. */
+export const NO_USAGE: KeyUsage = { minuteUsed: 0, dayUsed: 0, bannedUntil: null }
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
 /** The view of `key` at `now`, with its use of its windows, its ban and its last use. */
