@@ -1,14 +1,14 @@
 import pino, { type Logger } from 'pino'
 
 /** Paths that may hold a secret; pino replaces them before a line is written. */
-const REDACTED_PATHS = ['req.headers.authorization', 'headers.authorization', 'authorization', 'key', 'secret']
+const REDACTED_PATHS = ['req.headers.authorization', 'headers.authorization', 'authorization', 'key', 'secret', 'token']
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { service: 'animal-store' } }, destination)
 }
 
-/** The key prefix, any case; `_` may arrive percent-encoded. */
-const KEY_PREFIX_RAW = /as(?:_|%5f)live(?:_|%5f)/i
+/** An API key's or operator token's prefix, any case; `_` may arrive percent-encoded. */
+const KEY_PREFIX_RAW = /as(?:_|%5f)(?:live|admin)(?:_|%5f)/i
 const URL_TOKEN = /[^/?&=;#+\s]+/g
 
 /** Percent-decodes what decodes, leaves the rest; repeated, so `%255f` comes out as `_`. */
@@ -23,11 +23,11 @@ function looseDecode(token: string): string {
 }
 
 /**
- * A client that puts its key in a URL must not get it logged: every path segment or query
- * name or value that holds the key prefix (any case, raw or percent-encoded, even twice) is
- * masked whole.
+ * A client that puts its key (or an operator its token) in a URL must not get it logged: every
+ * path segment or query name or value that holds either prefix (any case, raw or
+ * percent-encoded, even twice) is masked whole.
  */
 export function redactSecrets(url: string): string {
   if (!url.includes('%') && !KEY_PREFIX_RAW.test(url)) return url
-  return url.replace(URL_TOKEN, (token) => (looseDecode(token).includes('as_live_') ? '[redacted]' : token))
+  return url.replace(URL_TOKEN, (token) => (/as_(?:live|admin)_/.test(looseDecode(token)) ? '[redacted]' : token))
 }
