@@ -16,6 +16,14 @@ interface DialogProps {
 export function Dialog({ title, onClose, children }: DialogProps) {
   const ref = useRef<HTMLDialogElement>(null)
   const titleId = useId()
+  // The owner hears of the close once, at Escape's `cancel`: the `close` event comes a task later,
+  // after a key pressed meanwhile, and one from a dialog already gone must not close its successor.
+  const gone = useRef(false)
+  const closed = () => {
+    if (gone.current) return
+    gone.current = true
+    onClose()
+  }
   // Opened as the dialog is put in the page, before the browser paints or takes another key press.
   useLayoutEffect(() => {
     const dialog = ref.current
@@ -23,13 +31,14 @@ export function Dialog({ title, onClose, children }: DialogProps) {
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
     dialog.showModal()
     return () => {
+      gone.current = true
       if (dialog.open) dialog.close()
       const target = opener?.isConnected === true ? opener : document.querySelector<HTMLElement>('main h1')
       target?.focus()
     }
   }, [])
   return (
-    <dialog ref={ref} class="dialog" aria-labelledby={titleId} onClose={onClose}>
+    <dialog ref={ref} class="dialog" aria-labelledby={titleId} onCancel={closed} onClose={closed}>
       <h2 id={titleId}>{title}</h2>
       {children}
     </dialog>

@@ -5,7 +5,7 @@ import { count } from '../labels.ts'
 import { useView } from '../session.ts'
 import { displayTime, isoInZone } from '../time.ts'
 import { ExportCsv } from './export-csv.tsx'
-import { plotOptions, resize, SERIES, stackedData } from './usage-plot.ts'
+import { followWidth, plotOptions, SERIES, stackedData } from './usage-plot.ts'
 
 type Outcome = (typeof SERIES)[number]['field']
 
@@ -40,10 +40,9 @@ export function UsageChart({ title, buckets, granularity, rangeLabel, exportName
     const element = plotElement.current
     if (element === null || buckets === undefined) return
     const plot = new uPlot(plotOptions(element, zone), stackedData(buckets, granularity), element)
-    const observer = new ResizeObserver(() => resize(plot, element))
-    observer.observe(element)
+    const unfollow = followWidth(plot, element)
     return () => {
-      observer.disconnect()
+      unfollow()
       plot.destroy()
     }
   }, [buckets, granularity, zone])

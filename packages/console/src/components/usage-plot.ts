@@ -75,6 +75,23 @@ export function plotOptions(element: HTMLElement, zone: Zone): uPlot.Options {
   }
 }
 
-export function resize(plot: uPlot, element: HTMLElement): void {
-  plot.setSize({ width: element.clientWidth, height: HEIGHT })
+/**
+ * Keeps the plot as wide as its element. The new size is set in the next frame, and only when the
+ * width changed: setting it inside the observer's callback can resize the element again (a
+ * scrollbar coming or going), which the browser reports as a ResizeObserver loop error.
+ */
+export function followWidth(plot: uPlot, element: HTMLElement): () => void {
+  let width = element.clientWidth
+  let frame = 0
+  const observer = new ResizeObserver(() => {
+    if (element.clientWidth === width) return
+    width = element.clientWidth
+    cancelAnimationFrame(frame)
+    frame = requestAnimationFrame(() => plot.setSize({ width, height: HEIGHT }))
+  })
+  observer.observe(element)
+  return () => {
+    observer.disconnect()
+    cancelAnimationFrame(frame)
+  }
 }

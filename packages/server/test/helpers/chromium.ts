@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestContext } from 'node:test'
-import { chromium, type BrowserContext } from 'playwright-core'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
 
 // Debian's chromium, never a downloaded browser: `apt-get install -y chromium`.
 const CHROMIUM = '/usr/bin/chromium'
@@ -47,4 +47,17 @@ export async function openChromium(
     removeProfile()
   })
   return context
+}
+
+/** Every request the browser makes, and what the page logs as an error (a load the CSP refuses is logged, never requested). */
+export function watch(context: BrowserContext, page: Page) {
+  const requests: string[] = []
+  const problems: string[] = []
+  context.on('request', (request) => requests.push(request.url()))
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`)
+  })
+  page.on('dialog', (dialog) => problems.push(`a ${dialog.type()} dialog opened: ${dialog.message()}`))
+  return { requests, problems }
 }

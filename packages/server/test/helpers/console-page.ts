@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import type { BrowserContext, Locator, Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { until } from './wait.ts'
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
@@ -37,19 +37,6 @@ export async function assertAccessible(page: Page, screen: string): Promise<void
   )
 }
 
-/** Every request the browser makes, and what the page logs as an error (a load the CSP refuses is logged, never requested). */
-export function watch(context: BrowserContext, page: Page) {
-  const requests: string[] = []
-  const problems: string[] = []
-  context.on('request', (request) => requests.push(request.url()))
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`)
-  })
-  page.on('dialog', (dialog) => problems.push(`a ${dialog.type()} dialog opened: ${dialog.message()}`))
-  return { requests, problems }
-}
-
 /** The text of the element that has the keyboard focus. */
 export function focusedText(page: Page): Promise<string | undefined> {
   return page.evaluate(() => {
@@ -62,6 +49,11 @@ export async function signIn(page: Page, token: string): Promise<void> {
   await page.getByLabel('Operator token').fill(token)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('heading', { level: 1, name: 'Keys' }).waitFor()
+}
+
+/** The row of a table whose link is named `name` exactly (a key's row, by the key's name). */
+export function rowLinking(table: Locator, name: string): Locator {
+  return table.getByRole('row').filter({ has: table.page().getByRole('link', { name, exact: true }) })
 }
 
 /** The totals of a usage chart's legend, as a screen reader reads them with the chart. */

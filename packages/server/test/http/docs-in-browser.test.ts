@@ -5,7 +5,7 @@ import { describe, test, type TestContext } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { parseJsonLossless } from '@animal-store/contract'
 import { postJson, startApp } from '../helpers/app.ts'
-import { chromiumSkip, openChromium } from '../helpers/chromium.ts'
+import { chromiumSkip, openChromium, watch } from '../helpers/chromium.ts'
 
 const OUTPUT = fileURLToPath(new URL('../../../../test-output/', import.meta.url))
 
@@ -20,15 +20,8 @@ interface OperationBlock {
 async function openDocs(t: TestContext, origin: string) {
   const context = await openChromium(t, { viewport: { width: 1280, height: 1400 } })
 
-  const requests: string[] = []
-  const problems: string[] = []
-  context.on('request', (request) => requests.push(request.url()))
   const page = await context.newPage()
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-  // A load the CSP blocks never becomes a request, but it does log an error.
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`)
-  })
+  const { requests, problems } = watch(context, page)
   page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText ?? ''}`))
 
   const response = await page.goto(`${origin}/docs`, { waitUntil: 'networkidle' })

@@ -3,9 +3,9 @@ import { join } from 'node:path'
 import { describe, test, type TestContext } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import type { Page } from 'playwright-core'
-import { chromiumSkip, openChromium } from '../helpers/chromium.ts'
+import { chromiumSkip, openChromium, watch } from '../helpers/chromium.ts'
 import { killServes, runCli, startServe } from '../helpers/cli.ts'
-import { assertAccessible, chartTotals, exportCsv, focusedText, refreshUntil, signIn, watch } from '../helpers/console-page.ts'
+import { assertAccessible, chartTotals, exportCsv, focusedText, refreshUntil, rowLinking, signIn } from '../helpers/console-page.ts'
 import { recordIssuedKey } from '../helpers/logs.ts'
 import { freePort, tempDir } from '../helpers/temp.ts'
 import { roomInMinute, until } from '../helpers/wait.ts'
@@ -120,7 +120,7 @@ describe('the operator console in a real browser', { skip: chromiumSkip('the ope
     await traffic(service.api, mobile.key, 8)
 
     const keys = page.getByRole('table', { name: 'Keys' })
-    const row = keys.getByRole('row', { name: new RegExp(`^${escape(NAME)}`) })
+    const row = rowLinking(keys, NAME)
     await refreshUntil(
       page,
       async () => (await row.count()) === 1 && (await row.innerText()).endsWith('Banned'),
@@ -149,8 +149,8 @@ describe('the operator console in a real browser', { skip: chromiumSkip('the ope
 
     await page.getByRole('link', { name: 'Usage' }).click()
     const top = page.getByRole('table', { name: 'Top keys' })
-    await top.getByRole('row', { name: new RegExp(`^${escape(NAME)}`) }).waitFor()
-    assert.equal(await top.getByRole('row', { name: new RegExp(`^${escape(NAME)}`) }).innerText(), `${NAME}\t${id}\tFree\t60\t60\t10`)
+    await rowLinking(top, NAME).waitFor()
+    assert.equal(await rowLinking(top, NAME).innerText(), `${NAME}\t${id}\tFree\t60\t60\t10`)
     await page.getByRole('button', { name: 'By refused' }).click()
     await until(async () => (await top.getByRole('row').nth(1).innerText()).startsWith(NAME), {
       timeoutMs: 10_000,
@@ -159,7 +159,7 @@ describe('the operator console in a real browser', { skip: chromiumSkip('the ope
     await assertAccessible(page, 'Usage')
 
     await page.getByRole('link', { name: 'Bans' }).click()
-    const ban = page.getByRole('table', { name: 'Bans' }).getByRole('row', { name: new RegExp(`^${escape(NAME)}`) })
+    const ban = rowLinking(page.getByRole('table', { name: 'Bans' }), NAME)
     const left = ban.getByRole('cell').nth(3)
     const first = await left.innerText()
     const [minutes, seconds] = first.split(':').map(Number)
@@ -304,10 +304,7 @@ describe('the operator console in a real browser', { skip: chromiumSkip('the ope
       await noWrites(screen)
     }
     await page.getByRole('link', { name: 'Bans', exact: true }).click()
-    await page
-      .getByRole('table', { name: 'Bans' })
-      .getByRole('row', { name: /^Scraper trial/ })
-      .waitFor()
+    await rowLinking(page.getByRole('table', { name: 'Bans' }), 'Scraper trial').waitFor()
 
     // Auto-refresh asks again every 10 seconds, without a click.
     const asked = () => requests.filter((url) => url.endsWith('/admin/v1/bans')).length
@@ -350,7 +347,3 @@ describe('the operator console in a real browser', { skip: chromiumSkip('the ope
     await publicPort.arrayBuffer()
   })
 })
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-}
