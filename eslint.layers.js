@@ -14,7 +14,8 @@ const LAYERS = [
   { name: 'http/hooks', files: ['http/hooks/**'], imports: ['(^|/)http/hooks/', '^\\.\\./hooks/'] },
   { name: 'routes', files: ['routes/**'], imports: ['(^|/)routes/'] },
   { name: 'services', files: ['services.ts'], imports: ['(^|/)services\\.ts$'] },
-  { name: 'app', files: ['app.ts'], imports: ['(^|/)app\\.ts$'] },
+  // The public listener and the operator listener, built side by side from the same services.
+  { name: 'app', files: ['app.ts', 'admin-app.ts'], imports: ['(^|/)app\\.ts$', '(^|/)admin-app\\.ts$'] },
   { name: 'compose', files: ['compose.ts', 'compose/**'], imports: ['(^|/)compose(\\.ts$|/)'] },
   { name: 'cli', files: ['cli/**', 'main.ts'], imports: ['(^|/)cli/', '(^|/)main\\.ts$'] }
 ]

@@ -156,6 +156,8 @@ function flakyPages(failures: number): (storage: Storage) => Storage {
       keys: storage.keys,
       idempotency: storage.idempotency,
       usage: storage.usage,
+      operators: storage.operators,
+      audit: storage.audit,
       migrate: () => storage.migrate(),
       ping: () => storage.ping(),
       close: () => storage.close()

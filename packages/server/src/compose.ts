@@ -2,6 +2,7 @@ import type { Logger } from 'pino'
 import { API_VERSION } from '@animal-store/contract'
 import { systemClock, type Clock } from './base/clock.ts'
 import { createLogger } from './base/logger.ts'
+import { administration, operatorReads, storedLastUse } from './compose/administration.ts'
 import { openDatabase, openRedis } from './compose/backends.ts'
 import { cliCounters, servingCounters } from './compose/counters.ts'
 import { tracedCounters, tracedStorage } from './compose/traced.ts'
@@ -9,13 +10,12 @@ import { usageHistory } from './compose/usage.ts'
 import type { Config } from './config.ts'
 import { IdempotencyService } from './domain/idempotency.ts'
 import { KeyCache } from './domain/key-cache.ts'
-import { KeyService } from './domain/key-service.ts'
 import { PetService } from './domain/pets.ts'
 import { Authenticator } from './http/services/authenticator.ts'
 import { CachedPages } from './http/services/page-cache.ts'
 import { Metrics } from './http/services/metrics.ts'
 import { SpeculativeReads } from './http/services/speculative-reads.ts'
-import { keyLimitState, RateLimiter } from './limits/rate-limiter.ts'
+import { RateLimiter } from './limits/rate-limiter.ts'
 import type { CounterStore } from './limits/types.ts'
 import type { ReadinessCheck } from './routes/health.ts'
 import { renderedPages } from './routes/pets/rendered-pages.ts'
@@ -84,12 +84,14 @@ function composeCli(
   migrationsApplied: number
 ): CliServices {
   const counters = cliCounters(config, sqlite)
+  const { keys, operators } = administration(storage, clock, counters, { lastUsed: storedLastUse(storage) })
   return {
     config,
     clock,
     storage,
     migrationsApplied,
-    keys: new KeyService(storage.keys, clock, keyLimitState(counters)),
+    keys,
+    operators,
     close: once(async () => {
       await counters.close()
       await storage.close()
@@ -145,7 +147,12 @@ async function composeServe(
   const limiter = new RateLimiter(counters, clock, { banMs: config.banSeconds * 1000, observer: metrics, usage: usage.recorder })
   // A key this process changes is refused or changed here at once, not after the cache's TTL.
   const keyCache = new KeyCache(stores.keys, clock, { ttlMs: options.keyCacheTtlMs })
-  const keys = new KeyService(stores.keys, clock, keyLimitState(counters), { keyChanged: (id) => keyCache.forget(id) })
+  const { keys, operators, views } = administration(storage, clock, counters, {
+    keys: stores.keys,
+    lastUsed: (ids) => usage.service.lastUsedAt(ids),
+    keyChanged: (id) => keyCache.forget(id)
+  })
+  const { directory, audit } = operatorReads(stores.keys, storage, clock, { counters, views, usage: usage.service })
 
   // Replayable responses are kept 24 hours; older ones are swept out every 10 minutes.
   const purge = setInterval(() => {
@@ -161,6 +168,9 @@ async function composeServe(
     metrics,
     storage,
     keys,
+    operators,
+    directory,
+    audit,
     pets,
     pages,
     authenticator: new Authenticator(keyCache, clock),

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import { tracingConfig, type TracingConfig } from './base/tracing.ts'
 import { parseProxyList, type TrustedProxies } from './base/ip-address.ts'
+import { redisClusterNodes, redisUrl, type RedisNode } from './base/redis-config.ts'
 
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; pool: PostgresPoolConfig }
 
@@ -13,9 +14,19 @@ export interface PostgresPoolConfig {
   connectTimeoutMs: number
 }
 
+/** The operator listener: the operator API and its console, on a port of its own. */
+interface AdminListenerConfig {
+  host: string
+  port: number
+  /** ADMIN_PORT was set: a port that cannot be bound stops start-up (the default one, taken, is only skipped). */
+  portChosen: boolean
+}
+
 export interface Config {
   port: number
   host: string
+  /** ADMIN_HOST and ADMIN_PORT; undefined with ADMIN_PORT=off. */
+  admin: AdminListenerConfig | undefined
   database: DatabaseConfig
   redisUrl: string | undefined
   /** REDIS_CLUSTER_NODES: the seed nodes of a Redis Cluster that holds the counters instead of REDIS_URL's Redis. */
@@ -41,24 +52,26 @@ export interface Config {
   tracing: TracingConfig | undefined
 }
 
-interface RedisNode {
-  host: string
-  port: number
-}
-
 export class ConfigError extends Error {}
+
+const configError = (message: string) => new ConfigError(message)
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
 type Env = Record<string, string | undefined>
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return fallback
+function integerOr(raw: string, name: string, min: number, max: number, alternative = ''): number {
   if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new ConfigError(`${name}=${JSON.stringify(raw)} is invalid: expected an integer from ${min} to ${max}`)
+    throw new ConfigError(
+      `${name}=${JSON.stringify(raw)} is invalid: expected an integer from ${min} to ${max}${alternative && ` ${alternative}`}`
+    )
   }
   return Number(raw)
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]
+  return raw === undefined || raw === '' ? fallback : integerOr(raw, name, min, max)
 }
 
 function httpUrl(env: Env, name: string): string | undefined {
@@ -106,31 +119,15 @@ function database(env: Env, cwd: string): DatabaseConfig {
   )
 }
 
-function redis(raw: string | undefined): string | undefined {
-  if (raw === undefined || raw === '') return undefined
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    throw new ConfigError('REDIS_URL is not a valid URL')
-  }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL')
-  return raw
-}
-
-/** `host:port,host:port,...` (an IPv6 host in brackets); both REDIS_URL and this set is a mistake. */
-function redisCluster(raw: string | undefined, redisUrl: string | undefined): RedisNode[] | undefined {
-  if (raw === undefined || raw === '') return undefined
-  if (redisUrl !== undefined)
-    throw new ConfigError(
-      'REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for one Redis or REDIS_CLUSTER_NODES for a cluster'
-    )
-  return raw.split(',').map((entry) => {
-    const match = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):([0-9]{1,5})$/.exec(entry.trim())
-    if (match === null || Number(match[2]) < 1 || Number(match[2]) > 65535)
-      throw new ConfigError(`REDIS_CLUSTER_NODES must be host:port,host:port,... (got ${JSON.stringify(entry)})`)
-    return { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) }
-  })
+function adminListener(env: Env, port: number): AdminListenerConfig | undefined {
+  const raw = env.ADMIN_PORT
+  if (raw === 'off') return undefined
+  const host = env.ADMIN_HOST === undefined || env.ADMIN_HOST === '' ? '127.0.0.1' : env.ADMIN_HOST
+  const portChosen = raw !== undefined && raw !== ''
+  const adminPort = portChosen ? integerOr(raw, 'ADMIN_PORT', 0, 65535, 'or off') : 8081
+  if (portChosen && adminPort === port && port !== 0)
+    throw new ConfigError(`ADMIN_PORT and PORT are both ${port}: the operator listener needs a port of its own`)
+  return { host, port: adminPort, portChosen }
 }
 
 function trustProxy(raw: string | undefined): TrustedProxies | undefined {
@@ -154,13 +151,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (!LOG_LEVELS.includes(logLevel))
     throw new ConfigError(`LOG_LEVEL=${JSON.stringify(logLevel)} is invalid: expected one of ${LOG_LEVELS.join(', ')}`)
   const urlHost = host.includes(':') ? `[${host}]` : host
-  const redisUrl = redis(env.REDIS_URL)
+  const redis = redisUrl(env.REDIS_URL, configError)
   return {
     port,
     host,
+    admin: adminListener(env, port),
     database: database(env, cwd),
-    redisUrl,
-    redisClusterNodes: redisCluster(env.REDIS_CLUSTER_NODES, redisUrl),
+    redisUrl: redis,
+    redisClusterNodes: redisClusterNodes(env.REDIS_CLUSTER_NODES, redis, configError),
     redisKeyPrefix: env.REDIS_KEY_PREFIX === undefined || env.REDIS_KEY_PREFIX === '' ? 'animal-store:' : env.REDIS_KEY_PREFIX,
     publicBaseUrl: httpUrl(env, 'PUBLIC_BASE_URL') ?? `http://${urlHost}:${port}/v1`,
     stagingBaseUrl: httpUrl(env, 'STAGING_BASE_URL'),
@@ -175,7 +173,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       requestMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
       keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000)
     },
-    tracing: tracingConfig(env, (message) => new ConfigError(message))
+    tracing: tracingConfig(env, configError)
   }
 }
 

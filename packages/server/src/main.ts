@@ -1,6 +1,7 @@
 import { BACKUP_HELP, backupCommand } from './cli/backup.ts'
 import { CHECK_HELP, checkCommand } from './cli/check.ts'
 import { keysCommand, KEYS_HELP } from './cli/keys.ts'
+import { operatorsCommand, OPERATORS_HELP } from './cli/operators.ts'
 import { serve } from './cli/serve.ts'
 import { UsageError } from './cli/usage-error.ts'
 import { ConfigError, loadConfig } from './config.ts'
@@ -14,6 +15,8 @@ Commands:
   migrate            Applies pending schema migrations and exits.
   keys ...           Creates, lists, updates, rotates, revokes and unbans API keys, and shows
                      their use (animal-store keys --help).
+  operators ...      Creates, lists and revokes the operators who sign in to the operator API
+                     on ADMIN_PORT (animal-store help operators).
   backup <file>      Writes a consistent, checked copy of the SQLite file, also while serve runs
                      (animal-store help backup).
   check              Checks the database and whether this build can serve its schema, without
@@ -22,6 +25,7 @@ Commands:
 
 Configuration comes from the environment (the README's table gives defaults and meanings):
   listening     PORT, HOST, PUBLIC_BASE_URL, STAGING_BASE_URL, TRUST_PROXY
+  operators     ADMIN_HOST, ADMIN_PORT (off turns the operator listener off)
   database      DATABASE_URL; with postgres://...: DATABASE_POOL_SIZE,
                 DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_CONNECT_TIMEOUT_MS
   rate limits   REDIS_URL or REDIS_CLUSTER_NODES, REDIS_KEY_PREFIX, RATE_LIMIT_BAN_SECONDS,
@@ -35,7 +39,7 @@ Configuration comes from the environment (the README's table gives defaults and 
 ${KEYS_HELP}`
 
 /** Commands with a usage text of their own (`help <command>`, `<command> --help`). */
-const COMMAND_HELP: Record<string, string> = { backup: BACKUP_HELP, check: CHECK_HELP, keys: KEYS_HELP }
+const COMMAND_HELP: Record<string, string> = { backup: BACKUP_HELP, check: CHECK_HELP, keys: KEYS_HELP, operators: OPERATORS_HELP }
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv
@@ -44,7 +48,7 @@ async function main(argv: string[]): Promise<void> {
     if (command === undefined) process.exitCode = 2
     return
   }
-  if (command !== 'keys' && (rest.includes('--help') || rest.includes('-h'))) {
+  if (command !== 'keys' && command !== 'operators' && (rest.includes('--help') || rest.includes('-h'))) {
     process.stdout.write(COMMAND_HELP[command] ?? HELP)
     return
   }
@@ -63,6 +67,8 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'keys':
       return keysCommand(config, rest)
+    case 'operators':
+      return operatorsCommand(config, rest)
     case 'backup':
       return backupCommand(config, rest)
     case 'check':
@@ -72,7 +78,7 @@ async function main(argv: string[]): Promise<void> {
       return
     default:
       throw new UsageError(
-        `unknown command ${JSON.stringify(command)}: expected serve, migrate, keys, backup, check or openapi (see animal-store help)`
+        `unknown command ${JSON.stringify(command)}: expected serve, migrate, keys, operators, backup, check or openapi (see animal-store help)`
       )
   }
 }

@@ -2,7 +2,10 @@ import type { Logger } from 'pino'
 import type { Clock } from './base/clock.ts'
 import type { Tracing } from './base/tracing.ts'
 import type { Config } from './config.ts'
+import type { AuditLog } from './domain/audit-log.ts'
+import type { KeyDirectory } from './domain/key-directory.ts'
 import type { KeyService } from './domain/key-service.ts'
+import type { OperatorService } from './domain/operators.ts'
 import type { PetService } from './domain/pets.ts'
 import type { UsageService } from './domain/usage.ts'
 import type { Authenticator } from './http/services/authenticator.ts'
@@ -24,6 +27,7 @@ export interface CliServices {
   /** Migrations this start applied. */
   migrationsApplied: number
   keys: KeyService
+  operators: OperatorService
   /** Closes the counters, then the storage. */
   close(): Promise<void>
 }
@@ -38,6 +42,9 @@ export interface Services extends CliServices {
   limiter: RateLimiter
   /** Usage history by key and minute, hour and day: what the operator API reads. */
   usage: UsageService
+  /** Keys as the operator API lists them (filtered, banned now, most used), and the audit log. */
+  directory: KeyDirectory
+  audit: AuditLog
   /** Present when reads may start before their rate-limit verdict (counters across the network). */
   speculation: SpeculativeReads | undefined
   readiness: Record<string, ReadinessCheck>

@@ -73,6 +73,14 @@ export type KeyWithSecret = Static<typeof KeyWithSecret>
 
 export const Keys = Type.Array(Key, { maxItems: 100, description: 'A page of keys, newest first, with no envelope' })
 
+/** The most keys `listBans` answers, the soonest bans to end first. */
+export const MAX_BANNED_KEYS = 1000
+
+export const BannedKeys = Type.Array(Key, {
+  maxItems: MAX_BANNED_KEYS,
+  description: `Every key banned now (at most ${MAX_BANNED_KEYS}), the soonest ban to end first, with no envelope`
+})
+
 export const NewKey = Type.Object(
   {
     plan: Plan('The plan: free, pro, business, or enterprise (which needs perMinute and perDay)'),

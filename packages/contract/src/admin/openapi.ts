@@ -11,7 +11,7 @@ import {
   OperatorErrorBody,
   OperatorErrorCodeSchema
 } from './errors.ts'
-import { Key, KeyLimits, KeyPatch, KeyRotation, Keys, KeyWithSecret, NewKey } from './keys.ts'
+import { BannedKeys, Key, KeyLimits, KeyPatch, KeyRotation, Keys, KeyWithSecret, NewKey } from './keys.ts'
 import { ADMIN_COMMON_ERRORS, ADMIN_OPERATIONS } from './operations.ts'
 import { Operator } from './operators.ts'
 import { TopKey, TopKeys, UsageBucket, UsageBuckets } from './usage.ts'
@@ -24,6 +24,7 @@ const COMPONENTS: Record<string, TSchema> = {
   KeyLimits,
   KeyWithSecret,
   Keys,
+  BannedKeys,
   NewKey,
   KeyPatch,
   KeyRotation,

@@ -3,7 +3,7 @@ import { NoQuery } from '../pets.ts'
 import { AuditEvents, ListAuditQuery } from './audit.ts'
 import type { OperatorErrorCode } from './errors.ts'
 import { EXAMPLE_AUDIT_EVENT, EXAMPLE_BANNED_KEY, EXAMPLE_BUCKETS, EXAMPLE_KEY, EXAMPLE_OPERATOR, EXAMPLE_SECRET } from './examples.ts'
-import { Key, KeyIdParams, KeyPatch, KeyRotation, Keys, KeyWithSecret, ListKeysQuery, NewKey } from './keys.ts'
+import { BannedKeys, Key, KeyIdParams, KeyPatch, KeyRotation, Keys, KeyWithSecret, ListKeysQuery, NewKey } from './keys.ts'
 import { Operator, type OperatorRole } from './operators.ts'
 import { TopKeys, TopKeysQuery, UsageBuckets, UsageQuery } from './usage.ts'
 
@@ -208,7 +208,7 @@ export const listBans = operation({
   tag: 'Keys',
   role: 'viewer',
   query: NoQuery,
-  success: { status: 200, description: 'Banned keys', schema: Keys, headers: [] },
+  success: { status: 200, description: 'Banned keys', schema: BannedKeys, headers: [] },
   errors: ['validation_failed'],
   examples: { success: [EXAMPLE_BANNED_KEY] }
 })

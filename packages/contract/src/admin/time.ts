@@ -1,15 +1,16 @@
 import Type from 'typebox'
 
-const LATEST = '9999-12-31T23:59:59.999Z'
+/** The longest RFC 3339 date-time asked for: nanoseconds and an offset (`...59.999999999+14:00`). */
+const LONGEST = '9999-12-31T23:59:59.999999999+14:00'
 
 /** A moment as the operator API writes it: ISO 8601 in UTC, e.g. `2026-11-27T10:15:00.000Z`. */
 export function Timestamp(description: string) {
   return Type.String({
     format: 'date-time',
-    maxLength: LATEST.length,
+    maxLength: LONGEST.length,
     description,
     example: '2026-11-27T10:15:00.000Z',
-    'x-rule': 'must be an ISO 8601 date-time with a time zone, e.g. 2026-11-27T10:15:00Z'
+    'x-rule': 'must be an ISO 8601 date-time with Z or an offset, e.g. 2026-11-27T10:15:00Z'
   })
 }
 

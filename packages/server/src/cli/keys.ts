@@ -1,11 +1,10 @@
-import { userInfo } from 'node:os'
 import { parseArgs } from 'node:util'
 import { PLAN_NAMES } from '@animal-store/contract'
 import { compose } from '../compose.ts'
 import type { Config } from '../config.ts'
-import type { Actor } from '../domain/actor.ts'
 import { KeyInputError, KeyNotFoundError, KeyRevokedError, type KeyTerm } from '../domain/key-errors.ts'
 import { table, usageText } from './keys-table.ts'
+import { osUser } from './os-user.ts'
 import { UsageError } from './usage-error.ts'
 
 export const KEYS_HELP = `Usage: animal-store keys <command> [options]
@@ -46,18 +45,6 @@ function asUsageError(error: unknown): unknown {
   if (error instanceof KeyInputError) return new UsageError(error.describe((term) => FLAGS[term]))
   if (error instanceof KeyNotFoundError || error instanceof KeyRevokedError) return new UsageError(error.message)
   return error
-}
-
-/** The OS user running the command: who the changes it makes are by. */
-function osUser(): Actor {
-  let name: string
-  try {
-    name = userInfo().username
-  } catch {
-    // No entry for this uid in the user database (a container's arbitrary uid).
-    name = process.env.USER ?? process.env.LOGNAME ?? `uid ${process.getuid?.() ?? 'unknown'}`
-  }
-  return { type: 'cli', id: name, name }
 }
 
 /** A flag's digits as a number; the key service judges the number. */

@@ -53,6 +53,7 @@ export function servingCounters(
 const NO_COUNTERS: CounterReader = {
   usage: async () => ({ minuteUsed: 0, dayUsed: 0, bannedUntil: null }),
   unban: async () => {},
+  bans: async () => [],
   close: async () => {}
 }
 
@@ -78,6 +79,7 @@ export function cliCounters(config: Config, sqlite: SqliteStorage | undefined): 
   return {
     usage: async (subject, now) => (await counters()).usage(subject, now),
     unban: async (subject, now) => (await counters()).unban(subject, now),
+    bans: async (now) => (await counters()).bans(now),
     close: async () => {
       const reader = await opened?.catch(() => undefined)
       await reader?.close()

@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts'
-import type { DatabaseReport } from '../storage/types.ts'
+import type { DatabaseReport } from '../storage/database-report.ts'
 
 // The database DATABASE_URL names, checked or copied without being opened as a store: nothing
 // here migrates, creates or writes it. Each backend's module is loaded only when chosen.

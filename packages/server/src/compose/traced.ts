@@ -25,21 +25,24 @@ export function tracedStorage(storage: Storage, tracing: Tracing, system: Databa
       get: (id) => tracing.child(...span('SELECT', 'pets'), () => pets.get(id))
     },
     keys: {
-      create: (key, hash) => keys.create(key, hash),
+      create: (key, hash, audit) => keys.create(key, hash, audit),
       findByHash: (hash) => promised(tracing.child(...span('SELECT', 'api_keys'), () => keys.findByHash(hash))),
       get: (id) => keys.get(id),
       list: () => keys.list(),
-      revoke: (id, at) => keys.revoke(id, at),
-      update: (id, changes) => keys.update(id, changes),
-      rotate: (id, rotation) => keys.rotate(id, rotation)
+      page: (query) => keys.page(query),
+      revoke: (id, at, audit) => keys.revoke(id, at, audit),
+      update: (id, changes, audit) => keys.update(id, changes, audit),
+      rotate: (id, rotation, audit) => keys.rotate(id, rotation, audit)
     },
     idempotency: {
       claim: (...args) => promised(tracing.child(...span('CLAIM', 'idempotency_keys'), () => idempotency.claim(...args))),
       release: (scope, token) => idempotency.release(scope, token),
       purge: (before) => idempotency.purge(before)
     },
-    // Usage history is written and read off the request path: no spans.
+    // Usage history, operators and the audit log are written and read off the request path: no spans.
     usage: storage.usage,
+    operators: storage.operators,
+    audit: storage.audit,
     migrate: () => storage.migrate(),
     ping: () => storage.ping(),
     close: () => storage.close()
@@ -53,6 +56,7 @@ export function tracedCounters(counters: CounterStore, tracing: Tracing): Counte
     consume: (request) => tracing.child('EVALSHA rate-limit', attributes, () => counters.consume(request)),
     usage: (subject, now) => counters.usage(subject, now),
     unban: (subject, now) => counters.unban(subject, now),
+    bans: (now) => counters.bans(now),
     close: () => counters.close()
   }
 }

@@ -1,5 +1,6 @@
 import { isPlanName, PLAN_NAMES, type PlanName } from '@animal-store/contract'
 import type { ApiKeyRecord, KeyChanges } from '../storage/types.ts'
+import { parseIsoTime } from './iso-time.ts'
 import { KeyInputError } from './key-errors.ts'
 
 // The rules for what a caller sets on a key, in the words of the operator API's JSON bodies.
@@ -55,25 +56,9 @@ function name(value: string): string {
   return value
 }
 
-const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2}))?$/
-
-/** Unix milliseconds of an ISO 8601 date (its midnight UTC) or date-time with a UTC offset: undefined if not of that shape, NaN if no real moment. */
-function isoTime(text: string): number | undefined {
-  const match = ISO_TIME.exec(text)
-  if (match === null) return undefined
-  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = match.slice(1, 7).map((part) => Number(part ?? 0))
-  const zone = match[8] ?? 'Z'
-  const offset = zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2)))
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate()
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return Number.NaN
-  if (Math.abs(offset) >= 24 * 60 || Number(zone.slice(-2)) > 59) return Number.NaN
-  const ms = Number((match[7] ?? '').padEnd(3, '0').slice(0, 3))
-  return Date.UTC(year, month - 1, day, hour, minute, second, ms) - offset * 60_000
-}
-
 /** An ISO 8601 date-time in the future, as Unix milliseconds. */
 function expiry(text: string, now: number): number {
-  const at = typeof text === 'string' ? isoTime(text) : undefined
+  const at = typeof text === 'string' ? parseIsoTime(text) : undefined
   if (at === undefined)
     throw new KeyInputError(
       'expiresAt',

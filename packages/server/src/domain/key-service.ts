@@ -1,10 +1,13 @@
 import type { RateLimitStatus } from '@animal-store/contract'
 import type { Clock } from '../base/clock.ts'
+import type { AuditStore } from '../storage/audit-types.ts'
 import type { ApiKeyRecord, KeyStore } from '../storage/types.ts'
-import type { Actor } from './actor.ts'
+import { CLI_ORIGIN, type Actor, type RequestOrigin } from './actor.ts'
+import { auditEntry } from './audit-log.ts'
 import { graceSeconds, keyChanges, newKeyFields, type CreateKeyInput, type RotateKeyInput, type UpdateKeyInput } from './key-changes.ts'
 import { KeyNotFoundError, KeyRevokedError } from './key-errors.ts'
 import { fieldChanges, keyEvent, type KeyEvent } from './key-events.ts'
+import type { KeyViews } from './key-views.ts'
 import {
   generateId,
   generateSecret,
@@ -36,30 +39,42 @@ export interface KeyRevocation {
   event: KeyEvent | null
 }
 
-export interface KeyServiceOptions {
+/** What the key service works with; the composition root hands them in. */
+export interface KeyServiceParts {
+  store: KeyStore
+  /** Where an unban (a change to the counters, not to the database) is audited. */
+  audit: AuditStore
+  clock: Clock
+  limits: KeyLimitState
+  views: KeyViews
   /** Called once a key's secrets, limits or revocation changed, so this process's key cache drops it at once. */
-  keyChanged?: (keyId: string) => void
+  keyChanged?: ((keyId: string) => void) | undefined
 }
 
 /**
- * Key administration, the one way keys change, for the CLI and the operator API alike. Refusals:
- * KeyNotFoundError (no key has the id), KeyInputError (bad input, with its field),
- * KeyRevokedError (changing or rotating a revoked key); bad input changes nothing.
+ * Key administration, the one way keys change, for the CLI and the operator API alike. Every
+ * change is audited with its actor and origin, in the same transaction as the change itself.
+ * Refusals: KeyNotFoundError (no key has the id), KeyInputError (bad input, with its field),
+ * KeyRevokedError (changing or rotating a revoked key); a refusal changes nothing.
  */
 export class KeyService {
   readonly #store: KeyStore
+  readonly #audit: AuditStore
   readonly #clock: Clock
   readonly #limits: KeyLimitState
+  readonly #views: KeyViews
   readonly #keyChanged: (keyId: string) => void
 
-  constructor(store: KeyStore, clock: Clock, limits: KeyLimitState, options: KeyServiceOptions = {}) {
-    this.#store = store
-    this.#clock = clock
-    this.#limits = limits
-    this.#keyChanged = options.keyChanged ?? (() => {})
+  constructor(parts: KeyServiceParts) {
+    this.#store = parts.store
+    this.#audit = parts.audit
+    this.#clock = parts.clock
+    this.#limits = parts.limits
+    this.#views = parts.views
+    this.#keyChanged = parts.keyChanged ?? (() => {})
   }
 
-  async create(input: CreateKeyInput, actor: Actor): Promise<IssuedKey> {
+  async create(input: CreateKeyInput, actor: Actor, origin: RequestOrigin = CLI_ORIGIN): Promise<IssuedKey> {
     const now = this.#clock.now()
     const fields = newKeyFields(input, now)
     const secret = generateSecret()
@@ -71,60 +86,72 @@ export class KeyService {
       revokedAt: null,
       previousSecretExpiresAt: null
     }
-    await this.#store.create(record, hashSecret(secret))
-    return { key: secret, view: viewKey(record, NO_USAGE, now), event: keyEvent('key.create', actor, record, now) }
+    const event = keyEvent('key.create', actor, record, now)
+    await this.#store.create(record, hashSecret(secret), auditEntry(event, origin))
+    // A new key has no usage and no last use: its view asks neither the counters nor the history.
+    return { key: secret, view: viewKey(record, NO_USAGE, now, null), event }
   }
 
   async get(id: string): Promise<KeyView> {
-    return this.#view(await this.#find(id), this.#clock.now())
+    return this.#views.one(await this.#find(id), this.#clock.now())
   }
 
   /** Every key, oldest first. */
   async list(): Promise<KeyView[]> {
-    const now = this.#clock.now()
-    return Promise.all((await this.#store.list()).map((key) => this.#view(key, now)))
+    return this.#views.of(await this.#store.list(), this.#clock.now())
   }
 
   /** Changes the key in place (same secret); its usage and any ban stay. */
-  async update(id: string, input: UpdateKeyInput, actor: Actor): Promise<ChangedKey> {
+  async update(id: string, input: UpdateKeyInput, actor: Actor, origin: RequestOrigin = CLI_ORIGIN): Promise<ChangedKey> {
     const now = this.#clock.now()
     const before = await this.#find(id)
     if (before.revokedAt !== null) throw new KeyRevokedError(id, 'changed')
-    const after = await this.#store.update(id, keyChanges(before, input, now))
-    if (after === undefined) throw new KeyNotFoundError(id)
+    let event: KeyEvent | undefined
+    const after = await this.#store.update(id, keyChanges(before, input, now), (from, to) => {
+      event = keyEvent('key.update', actor, to, now, fieldChanges(from, to))
+      return auditEntry(event, origin)
+    })
+    if (after === undefined || event === undefined) throw await this.#refusal(id, 'changed')
     this.#keyChanged(id)
-    return { view: await this.#view(after, now), event: keyEvent('key.update', actor, after, now, fieldChanges(before, after)) }
+    return { view: await this.#views.one(after, now), event }
   }
 
   /** A new secret for the key (same id, plan, usage and ban); the old one works for `graceSeconds` more (default a day). */
-  async rotate(id: string, input: RotateKeyInput, actor: Actor): Promise<IssuedKey> {
+  async rotate(id: string, input: RotateKeyInput, actor: Actor, origin: RequestOrigin = CLI_ORIGIN): Promise<IssuedKey> {
     const now = this.#clock.now()
     if ((await this.#find(id)).revokedAt !== null) throw new KeyRevokedError(id, 'rotated')
     const previousExpiresAt = now + graceSeconds(input.graceSeconds) * 1000
     const secret = generateSecret()
-    const rotated = await this.#store.rotate(id, { secretHash: hashSecret(secret), prefix: prefixOf(secret), previousExpiresAt })
-    if (rotated === undefined) throw new KeyNotFoundError(id)
+    let event: KeyEvent | undefined
+    const rotation = { secretHash: hashSecret(secret), prefix: prefixOf(secret), previousExpiresAt }
+    const rotated = await this.#store.rotate(id, rotation, (key) => auditEntry((event = keyEvent('key.rotate', actor, key, now)), origin))
+    if (rotated === undefined || event === undefined) throw await this.#refusal(id, 'rotated')
     this.#keyChanged(id)
-    return { key: secret, view: await this.#view(rotated, now), event: keyEvent('key.rotate', actor, rotated, now) }
+    return { key: secret, view: await this.#views.one(rotated, now), event }
   }
 
-  /** Revokes the key; revoking a revoked key succeeds and keeps the first revocation's time. */
-  async revoke(id: string, actor: Actor): Promise<KeyRevocation> {
+  /** Revokes the key; revoking a revoked key succeeds, keeps the first revocation's time and is not audited again. */
+  async revoke(id: string, actor: Actor, origin: RequestOrigin = CLI_ORIGIN): Promise<KeyRevocation> {
     const now = this.#clock.now()
-    const before = await this.#find(id)
-    if (before.revokedAt === null) await this.#store.revoke(id, now)
+    await this.#find(id)
+    let event: KeyEvent | null = null
+    const revoked = await this.#store.revoke(id, now, (key) => auditEntry((event = keyEvent('key.revoke', actor, key, now)), origin))
     // Even when it was revoked already: another process may have done it while this one trusts its cached copy.
     this.#keyChanged(id)
-    const after = await this.#find(id)
-    return { view: await this.#view(after, now), event: before.revokedAt === null ? keyEvent('key.revoke', actor, after, now) : null }
+    return { view: await this.#views.one(revoked ?? (await this.#find(id)), now), event }
   }
 
-  /** Lifts the key's ban, if any, and clears its refusal count; unbanning a key that is not banned succeeds. */
-  async unban(id: string, actor: Actor): Promise<ChangedKey> {
+  /**
+   * Lifts the key's ban, if any, and clears its refusal count; unbanning a key that is not banned
+   * succeeds. The counters are not in the database: the audit entry is written right after.
+   */
+  async unban(id: string, actor: Actor, origin: RequestOrigin = CLI_ORIGIN): Promise<ChangedKey> {
     const now = this.#clock.now()
     const key = await this.#find(id)
     await this.#limits.unban(id, now)
-    return { view: await this.#view(key, now), event: keyEvent('key.unban', actor, key, now) }
+    const event = keyEvent('key.unban', actor, key, now)
+    await this.#audit.append(auditEntry(event, origin))
+    return { view: await this.#views.one(key, now), event }
   }
 
   /** The key's use of both windows now and its ban, as `GET /v1/rate_limit` answers it, with its id. */
@@ -141,7 +168,8 @@ export class KeyService {
     return key
   }
 
-  async #view(key: ApiKeyRecord, now: number): Promise<KeyView> {
-    return viewKey(key, await this.#limits.usage(key.id, now), now)
+  /** Why a change the store refused did not apply: the key was revoked meanwhile, or is gone. */
+  async #refusal(id: string, operation: 'changed' | 'rotated'): Promise<Error> {
+    return (await this.#store.get(id)) === undefined ? new KeyNotFoundError(id) : new KeyRevokedError(id, operation)
   }
 }

@@ -1,40 +1,25 @@
-import { createHash, randomBytes, randomInt } from 'node:crypto'
 import { PLANS, type Limits, type PlanName } from '@animal-store/contract'
 import type { ApiKeyRecord } from '../storage/types.ts'
+import { randomId, randomSecret, SECRET_LENGTH, sha256Hex } from './secrets.ts'
 
 /** The recognisable prefix of every secret, so secret scanners can find leaked keys. */
 const KEY_PREFIX = 'as_live_'
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
-/** 32 random bytes (256 bits) written in base62 always fit in 43 characters. */
-const SECRET_LENGTH = 43
 const KEY_SHAPE = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${SECRET_LENGTH}}$`)
 const ID_SHAPE = /^key_[0-9A-Za-z]{16}$/
 
-function base62(bytes: Buffer, length: number): string {
-  let n = BigInt(`0x${bytes.toString('hex')}`)
-  let out = ''
-  while (n > 0n) {
-    out = BASE62[Number(n % 62n)] + out
-    n /= 62n
-  }
-  return out.padStart(length, '0')
-}
-
 export function generateSecret(): string {
-  return KEY_PREFIX + base62(randomBytes(32), SECRET_LENGTH)
+  return randomSecret(KEY_PREFIX)
 }
 
 /** The first characters of a secret, safe to show. */
 export const prefixOf = (secret: string) => secret.slice(0, KEY_PREFIX.length + 4)
 
 export function generateId(): string {
-  let id = 'key_'
-  for (let i = 0; i < 16; i++) id += BASE62[randomInt(62)]
-  return id
+  return randomId('key_')
 }
 
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex')
+  return sha256Hex(secret)
 }
 
 /** True when the text has the shape of a key id we issue: anything else names no key. */
@@ -62,6 +47,8 @@ export interface KeyView {
   bannedUntil: string | null
   /** Requests taken in the current UTC minute and day (embedded store: up to a second behind). */
   usage: { minute: number; day: number }
+  /** The start of the last UTC minute the key was used in (its usage history); null if never. */
+  lastUsedAt: string | null
 }
 
 /** A key's use of its windows at some moment, and its ban. */
@@ -75,6 +62,8 @@ export interface KeyUsage {
 export interface KeyLimitState {
   usage(keyId: string, now: number): Promise<KeyUsage>
   unban(keyId: string, now: number): Promise<void>
+  /** Every key banned at `now`, in no order. */
+  bans(now: number): Promise<Array<{ keyId: string; bannedUntil: number }>>
 }
 
 /** The limits a key runs under: its own numbers where it has them, else its plan's. */
@@ -86,12 +75,13 @@ export function limitsOf(key: Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'
   return { perMinute, perDay }
 }
 
+/** A key never used: what a new key's view shows, without asking the counters. */
 export const NO_USAGE: KeyUsage = { minuteUsed: 0, dayUsed: 0, bannedUntil: null }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
-/** The view of `key` at `now`, with its use of its windows and its ban. */
-export function viewKey(key: ApiKeyRecord, usage: KeyUsage, now: number): KeyView {
+/** The view of `key` at `now`, with its use of its windows, its ban and its last use. */
+export function viewKey(key: ApiKeyRecord, usage: KeyUsage, now: number, lastUsedAt: string | null): KeyView {
   const previous = key.previousSecretExpiresAt
   return {
     id: key.id,
@@ -104,6 +94,7 @@ export function viewKey(key: ApiKeyRecord, usage: KeyUsage, now: number): KeyVie
     revokedAt: iso(key.revokedAt),
     previousSecretExpiresAt: previous !== null && previous >= now ? iso(previous) : null,
     bannedUntil: iso(usage.bannedUntil),
-    usage: { minute: usage.minuteUsed, day: usage.dayUsed }
+    usage: { minute: usage.minuteUsed, day: usage.dayUsed },
+    lastUsedAt
   }
 }

@@ -1,5 +1,6 @@
+import { StorageUnavailableError } from '../storage/types.ts'
 import { MemoryCounterStore } from './memory/counter-store.ts'
-import type { ConsumeRequest, ConsumeResult, CounterStore, FallbackEvents, RemoteCounterStore, SubjectUsage } from './types.ts'
+import type { ConsumeRequest, ConsumeResult, CounterStore, FallbackEvents, RemoteCounterStore, SubjectBan, SubjectUsage } from './types.ts'
 
 /**
  * The shared store while it answers; this instance's memory while it does not, so the service
@@ -68,6 +69,19 @@ export class FallbackCounterStore implements CounterStore {
       () => this.#primary.unban(subject, now),
       async () => {}
     )
+  }
+
+  /**
+   * The bans of the counters in force now: the shared store's while it is connected (a failure is
+   * a 503 to retry, never an empty list), this instance's while it is not.
+   */
+  async bans(now: number): Promise<SubjectBan[]> {
+    if (!this.#primary.ready) return this.#fallback.bans(now)
+    try {
+      return await this.#primary.bans(now)
+    } catch (error) {
+      throw new StorageUnavailableError(`the shared counter store did not answer: ${(error as Error).message}`, { cause: error })
+    }
   }
 
   async close(): Promise<void> {

@@ -1,10 +1,18 @@
 import type { Clock } from '../base/clock.ts'
 import { DAY_MS, windowStart } from '../domain/rate-limit-policy.ts'
-import type { CounterFile } from '../storage/types.ts'
+import type { CounterFile } from '../storage/counter-file-types.ts'
 import { setImmediate } from 'node:timers/promises'
 import { MemoryCounterStore, usageAt } from './memory/counter-store.ts'
 import type { CounterChanges } from './memory/row-table.ts'
-import type { ConsumeRequest, ConsumeResult, CounterReader, CounterStore, SubjectUsage } from './types.ts'
+import {
+  KEY_PREFIX,
+  type ConsumeRequest,
+  type ConsumeResult,
+  type CounterReader,
+  type CounterStore,
+  type SubjectBan,
+  type SubjectUsage
+} from './types.ts'
 
 /** How often counters reach the file: a crash loses at most this much usage (bans are written at once). */
 const FLUSH_INTERVAL_MS = 1000
@@ -68,6 +76,10 @@ export class PersistedCounterStore implements CounterStore {
     return this.#counters().unban(subject)
   }
 
+  bans(now: number): Promise<SubjectBan[]> {
+    return this.#counters().bans(now)
+  }
+
   async close(): Promise<void> {
     if (this.#timer === undefined) return
     clearInterval(this.#timer)
@@ -128,6 +140,10 @@ export class CounterFileReader implements CounterReader {
 
   async unban(subject: string, now: number): Promise<void> {
     this.#file.requestUnban(subject, now)
+  }
+
+  async bans(now: number): Promise<SubjectBan[]> {
+    return this.#file.bans(KEY_PREFIX, now)
   }
 
   async close(): Promise<void> {}

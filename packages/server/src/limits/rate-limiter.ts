@@ -13,7 +13,7 @@ import {
   type WindowName
 } from '../domain/rate-limit-policy.ts'
 import type { ApiKeyRecord } from '../storage/types.ts'
-import { addressSubject, keySubject, type ConsumeResult, type CounterReader, type CounterStore } from './types.ts'
+import { addressSubject, KEY_PREFIX, keySubject, type ConsumeResult, type CounterReader, type CounterStore } from './types.ts'
 
 /** Told of every decision, for metrics. */
 export interface RateLimitObserver {
@@ -136,6 +136,8 @@ export class RateLimiter {
 export function keyLimitState(counters: CounterReader): KeyLimitState {
   return {
     usage: (keyId: string, now: number): Promise<KeyUsage> => counters.usage(keySubject(keyId), now),
-    unban: (keyId: string, now: number) => counters.unban(keySubject(keyId), now)
+    unban: (keyId: string, now: number) => counters.unban(keySubject(keyId), now),
+    bans: async (now: number) =>
+      (await counters.bans(now)).map(({ subject, bannedUntil }) => ({ keyId: subject.slice(KEY_PREFIX.length), bannedUntil }))
   }
 }

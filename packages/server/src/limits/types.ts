@@ -23,6 +23,12 @@ export interface ConsumeResult {
   banStarted: boolean
 }
 
+/** A subject under a ban, and when it ends (Unix milliseconds). */
+export interface SubjectBan {
+  subject: string
+  bannedUntil: number
+}
+
 /** A subject's usage of the windows containing some moment, and its ban. */
 export type SubjectUsage = KeyUsage
 
@@ -32,6 +38,8 @@ export interface CounterReader {
   usage(subject: string, now: number): Promise<SubjectUsage>
   /** Lifts the subject's ban and forgets its refusals, on every instance. */
   unban(subject: string, now: number): Promise<void>
+  /** Every key subject (`key:<id>`) banned at `now`, with the end of its ban, in no order; addresses are never banned. */
+  bans(now: number): Promise<SubjectBan[]>
   /** Makes counters durable (where the store persists them) and releases connections. */
   close(): Promise<void>
 }
@@ -67,6 +75,7 @@ export interface FallbackEvents {
   recovered(): void
 }
 
-export const keySubject = (keyId: string) => `key:${keyId}`
+export const KEY_PREFIX = 'key:'
+export const keySubject = (keyId: string) => KEY_PREFIX + keyId
 export const ADDRESS_PREFIX = 'ip:'
 export const addressSubject = (address: string) => ADDRESS_PREFIX + address

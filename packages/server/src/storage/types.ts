@@ -1,5 +1,8 @@
 import type { Int64, Pet, PetStatus, PlanName } from '@animal-store/contract'
 import type { Maybe } from '../base/maybe.ts'
+import type { AuditEntry, AuditStore } from './audit-types.ts'
+import type { KeyPageQuery } from './key-page.ts'
+import type { OperatorStore } from './operator-types.ts'
 import type { UsageStore } from './usage-types.ts'
 
 export interface NewPetRecord {
@@ -136,21 +139,35 @@ export interface KeyChanges {
   expiresAt?: number | null
 }
 
+/** Every change to a key writes its audit entry in the same transaction: both are stored, or neither. */
 export interface KeyStore {
-  /** Inserts a key with the SHA-256 hash (hex) of its secret; fails without writing when the id or hash exists. */
-  create(key: ApiKeyRecord, secretHash: string): Promise<void>
+  /** Inserts a key with the SHA-256 hash (hex) of its secret, and `audit`; fails without writing when the id or hash exists. */
+  create(key: ApiKeyRecord, secretHash: string, audit: AuditEntry): Promise<void>
   /** Returns the key whose current or previous secret hashes to `secretHash`, revoked or not, or undefined. */
   findByHash(secretHash: string): Promise<KeyMatch | undefined>
   /** Returns the key with this id, or undefined. */
   get(id: string): Promise<ApiKeyRecord | undefined>
   /** Returns every key, oldest first. */
   list(): Promise<ApiKeyRecord[]>
-  /** Marks the key revoked at `at` unless it already is; returns false when no key has this id. */
-  revoke(id: string, at: number): Promise<boolean>
-  /** Sets `changes` on the key in one statement; returns the key as changed, or undefined when no key has this id. */
-  update(id: string, changes: KeyChanges): Promise<ApiKeyRecord | undefined>
-  /** In one statement: the current secret becomes the previous one (valid until `previousExpiresAt`), `secretHash` the new one. */
-  rotate(id: string, rotation: { secretHash: string; prefix: string; previousExpiresAt: number }): Promise<ApiKeyRecord | undefined>
+  /** At most `limit` keys that match the query, newest first (by creation, then id); one index range scan. */
+  page(query: KeyPageQuery): Promise<ApiKeyRecord[]>
+  /** Revokes the key at `at` and writes `audit(key)`; undefined (nothing written) when no unrevoked key has this id. */
+  revoke(id: string, at: number, audit: (revoked: ApiKeyRecord) => AuditEntry): Promise<ApiKeyRecord | undefined>
+  /** Sets `changes` and writes `audit(before, after)`; undefined (nothing written) when no unrevoked key has this id. */
+  update(
+    id: string,
+    changes: KeyChanges,
+    audit: (before: ApiKeyRecord, after: ApiKeyRecord) => AuditEntry
+  ): Promise<ApiKeyRecord | undefined>
+  /**
+   * The current secret becomes the previous one (valid until `previousExpiresAt`), `secretHash` the new one, and
+   * `audit(key)` is written; undefined (nothing written) when no unrevoked key has this id.
+   */
+  rotate(
+    id: string,
+    rotation: { secretHash: string; prefix: string; previousExpiresAt: number },
+    audit: (rotated: ApiKeyRecord) => AuditEntry
+  ): Promise<ApiKeyRecord | undefined>
 }
 
 export interface Storage {
@@ -158,6 +175,8 @@ export interface Storage {
   readonly keys: KeyStore
   readonly idempotency: IdempotencyStore
   readonly usage: UsageStore
+  readonly operators: OperatorStore
+  readonly audit: AuditStore
   /** Applies pending numbered migrations, once even when several processes start together; returns how many it applied. */
   migrate(): Promise<number>
   /** Resolves when the database answers a trivial query; rejects otherwise. */
@@ -169,45 +188,4 @@ export interface Storage {
 /** Thrown by a store when its database cannot be reached; the HTTP layer answers 503. */
 export class StorageUnavailableError extends Error {
   override name = 'StorageUnavailableError'
-}
-
-/** One subject's rate-limit counters, as the embedded store keeps them in memory and on disk. */
-export interface CounterRow {
-  subject: string
-  minuteStart: number
-  minuteUsed: number
-  /** Refusals counted in the window that starts at `minuteStart`. */
-  refusals: number
-  dayStart: number
-  dayUsed: number
-  bannedUntil: number | null
-}
-
-/** Where the embedded store keeps its counters, so a restart keeps the day's usage and every ban. */
-export interface CounterFile {
-  /** Rows still meaningful at `now`: usage of the day that starts at `dayStart`, and unexpired bans; deletes the rest. */
-  load(dayStart: number, now: number): CounterRow[]
-  /** The row of `subject`, if any. */
-  find(subject: string): CounterRow | undefined
-  /** In one transaction deletes the rows of `forget`, then upserts `rows`; with `fsync`, returns once they survive a power loss. */
-  save(rows: CounterRow[], options: { fsync: boolean; forget?: string[] }): void
-  /** From any process: lifts the ban in the file and leaves a request for the serving process. */
-  requestUnban(subject: string, at: number): void
-  /** Unban requests left since the last call, removed as they are taken. */
-  takeUnbanRequests(): string[]
-}
-
-/** What `animal-store check` found in a database (or `backup` in its copy). */
-export interface DatabaseReport {
-  /** The newest migration applied, or null when it could not be read. */
-  schemaVersion: number | null
-  /** The newest migration this build has. */
-  buildSchemaVersion: number
-  /** Why the database cannot be served as it is; empty when it is sound. */
-  problems: string[]
-  /** What is worth knowing but needs nothing done (an older schema that serve migrates first). */
-  notes: string[]
-  /** Rows in `pets` and `api_keys`, when they could be counted. */
-  pets: number | null
-  keys: number | null
 }

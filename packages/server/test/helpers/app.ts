@@ -1,5 +1,7 @@
 import type { TestContext } from 'node:test'
 import type { FastifyInstance } from 'fastify'
+import type { OperatorRole } from '@animal-store/contract'
+import { buildAdminApp } from '../../src/admin-app.ts'
 import { buildApp } from '../../src/app.ts'
 import { ManualClock } from '../../src/base/clock.ts'
 import { compose, type ComposeOptions } from '../../src/compose.ts'
@@ -28,6 +30,12 @@ export interface TestApp {
   keyWithId(input?: Partial<CreateKeyInput>): Promise<{ key: string; id: string }>
   /** fetch against the origin with the key as bearer (unless headers say otherwise). */
   fetch(path: string, init?: RequestInit & { key?: string | null }): Promise<Response>
+  /** The operator listener's origin (`http://127.0.0.1:<port>`), when the app was started with `admin`. */
+  adminOrigin: string
+  /** Creates an operator of the role and returns their token. */
+  operator(role: OperatorRole, name?: string): Promise<string>
+  /** fetch against the operator listener with the token as bearer (none when null or absent). */
+  admin(path: string, init?: RequestInit & { token?: string | null }): Promise<Response>
   /** Stops serving and closes the services, as SIGTERM does (also done when the test ends). */
   close(): Promise<void>
 }
@@ -41,6 +49,8 @@ export interface TestAppOptions {
   compose?: Omit<ComposeOptions, 'clock' | 'logger'>
   /** A second instance: same store (and environment) as this app, its own process state. */
   shareStorageWith?: TestApp
+  /** Also start the operator listener (on a free port), as `serve` does; `consoleDist` replaces the console's built files. */
+  admin?: boolean | { consoleDist: string }
 }
 
 /**
@@ -51,14 +61,20 @@ export async function startApp(t: TestContext, options: TestAppOptions = {}): Pr
   const backend = options.backend ?? BACKENDS[0]!
   const backendEnv = options.shareStorageWith?.backendEnv ?? (await backend.environment(t))
   const clock = new ManualClock(options.now ?? new Date('2026-06-15T12:00:10Z'))
-  const config = loadConfig({ PORT: String(await freePort()), LOG_LEVEL: 'silent', ...backendEnv, ...options.env })
+  const adminPort = options.admin === undefined || options.admin === false ? 'off' : String(await freePort())
+  const env = { PORT: String(await freePort()), ADMIN_PORT: adminPort, LOG_LEVEL: 'silent', ...backendEnv, ...options.env }
+  const config = loadConfig(env)
   const services = await compose(config, { ...options.compose, clock, logger: testLogger() })
   defer(t, () => services.close())
   const app = await buildApp(services)
+  const consoleDist = typeof options.admin === 'object' ? options.admin.consoleDist : undefined
+  const adminApp = config.admin === undefined ? undefined : await buildAdminApp(services, { consoleDist })
   let closed: Promise<void> | undefined
-  const close = () => (closed ??= app.close().then(() => services.close()))
+  const close = () => (closed ??= Promise.all([app.close(), adminApp?.close()]).then(() => services.close()))
   defer(t, close)
   await app.listen({ port: config.port, host: config.host })
+  await adminApp?.listen({ port: config.admin!.port, host: config.admin!.host })
+  const adminOrigin = `http://127.0.0.1:${config.admin?.port ?? 0}`
   const origin = `http://127.0.0.1:${config.port}`
   const keyWithId = async (input: Partial<CreateKeyInput> = {}) => {
     const created = await services.keys.create({ plan: 'free', ...input }, { type: 'cli', id: 'test', name: 'test' })
@@ -78,6 +94,18 @@ export async function startApp(t: TestContext, options: TestAppOptions = {}): Pr
     clock,
     keyWithId,
     key: async (input) => (await keyWithId(input)).key,
+    adminOrigin,
+    operator: async (role, name = `test ${role}`) => {
+      const { token } = await services.operators.create({ role, name }, { type: 'cli', id: 'test', name: 'test' })
+      recordIssuedKey(token)
+      return token
+    },
+    admin: async (path, init = {}) => {
+      const { token, ...rest } = init
+      const headers = new Headers(rest.headers)
+      if (token !== undefined && token !== null && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`)
+      return fetch(adminOrigin + path, { ...rest, headers })
+    },
     fetch: async (path, init = {}) => {
       const { key, ...rest } = init
       const headers = new Headers(rest.headers)

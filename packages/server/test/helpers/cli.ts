@@ -29,9 +29,11 @@ export function runCli(args: string[], env: Record<string, string>, bin = BIN): 
     })
     child.on('error', reject)
     child.on('close', (code) => {
-      // `keys create` and `keys rotate` print a secret by design; everything else the CLI prints is checked for secrets.
-      const secret = /as_live_[0-9A-Za-z]{43}/.exec(stdout)?.[0]
-      if (args[0] === 'keys' && (args[1] === 'create' || args[1] === 'rotate') && secret !== undefined) recordIssuedKey(secret)
+      // `keys create`, `keys rotate` and `operators create` print a secret by design; everything else the CLI prints is checked for secrets.
+      const secret = /as_(?:live|admin)_[0-9A-Za-z]{43}/.exec(stdout)?.[0]
+      const issues =
+        (args[0] === 'keys' && (args[1] === 'create' || args[1] === 'rotate')) || (args[0] === 'operators' && args[1] === 'create')
+      if (issues && secret !== undefined) recordIssuedKey(secret)
       else recordProcessOutput(args.join(' '), stdout)
       recordProcessOutput(`${args.join(' ')} (stderr)`, stderr)
       resolve({ code, stdout, stderr })
@@ -46,7 +48,8 @@ export async function startServe(
   bin = BIN
 ): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
   const child = spawn(process.execPath, [bin, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'trace', ...env },
+    // No operator listener unless a test asks for one: 8081 is one port for every test on the machine.
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'trace', ADMIN_PORT: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''

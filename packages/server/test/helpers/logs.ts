@@ -14,11 +14,12 @@ export function testLogger(): Logger {
   return createLogger('trace', pino.destination({ dest: `${LOG_DIR}service-${process.pid}.ndjson`, sync: true, append: true }))
 }
 
+/** Records an API key or operator token a test issued, for check-logs.ts. */
 export function recordIssuedKey(secret: string): void {
   appendFileSync(`${LOG_DIR}issued-keys-${process.pid}.txt`, `${secret}\n`)
 }
 
-/** Output of a CLI or serve process, except what is meant to show a secret (`keys create`). */
+/** Output of a CLI or serve process, except what is meant to show a secret (`keys create`, `operators create`). */
 export function recordProcessOutput(name: string, output: string): void {
   appendFileSync(`${LOG_DIR}process-${process.pid}.log`, `--- ${name}\n${output}\n`)
 }

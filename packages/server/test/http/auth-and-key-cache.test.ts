@@ -4,6 +4,7 @@ import { assertError } from '../helpers/assertions.ts'
 import { postJson, startApp, type TestApp } from '../helpers/app.ts'
 import { suiteBackends } from '../helpers/backends.ts'
 import { generateSecret } from '../../src/domain/keys.ts'
+import { testAudit } from '../helpers/audit.ts'
 
 /** Every operation, so the security matrix runs against each one. */
 const OPERATIONS: Array<[string, (t: TestApp, key: string | null, headers?: Record<string, string>) => Promise<Response>]> = [
@@ -41,7 +42,7 @@ for (const { backend, skip } of await suiteBackends()) {
         }
 
         const revoked = await app.keyWithId()
-        await app.storage.keys.revoke(revoked.id, app.clock.now())
+        await app.storage.keys.revoke(revoked.id, app.clock.now(), testAudit('key.revoke'))
         await assertError(await call(app, revoked.key), 'unauthorized', 'revoked')
 
         const expiring = await app.key({ expiresAt: new Date(app.clock.now() + 60_000).toISOString() })
@@ -63,7 +64,7 @@ for (const { backend, skip } of await suiteBackends()) {
       const app = await startApp(t, { backend })
       const { key, id } = await app.keyWithId({ plan: 'pro' })
       assert.equal((await app.fetch('/v1/pets', { key })).status, 200)
-      await app.storage.keys.revoke(id, app.clock.now())
+      await app.storage.keys.revoke(id, app.clock.now(), testAudit('key.revoke'))
       // Cached for at most 2 s of the service's clock.
       app.clock.advance(2_000)
       await assertError(await app.fetch('/v1/pets', { key }), 'unauthorized', 'revoked')

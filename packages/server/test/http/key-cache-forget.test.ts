@@ -12,6 +12,7 @@ import { startApp } from '../helpers/app.ts'
 import { sqliteBackend, suiteBackends } from '../helpers/backends.ts'
 import { recordIssuedKey } from '../helpers/logs.ts'
 import { defer } from '../helpers/temp.ts'
+import { testAudit } from '../helpers/audit.ts'
 
 const OPERATOR: Actor = { type: 'operator', id: 'op_test', name: 'test' }
 
@@ -28,7 +29,7 @@ for (const { backend, skip } of await suiteBackends()) {
       // Revoking again also drops the key here: another process may have revoked it while this one had it cached.
       const other = await app.keyWithId()
       assert.equal((await app.fetch('/v1/pets', { key: other.key })).status, 200)
-      await app.storage.keys.revoke(other.id, app.clock.now())
+      await app.storage.keys.revoke(other.id, app.clock.now(), testAudit('key.revoke'))
       assert.equal((await app.fetch('/v1/pets', { key: other.key })).status, 200, 'still cached: revoked behind its back')
       assert.equal((await app.services.keys.revoke(other.id, OPERATOR)).event, null)
       await assertError(await app.fetch('/v1/pets', { key: other.key }), 'unauthorized', 'revoked')

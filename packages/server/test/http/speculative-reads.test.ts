@@ -38,6 +38,10 @@ class HeldCounters implements CounterStore {
     return this.#inner.unban(subject)
   }
 
+  bans(now: number) {
+    return this.#inner.bans(now)
+  }
+
   async close() {}
 }
 

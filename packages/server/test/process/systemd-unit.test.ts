@@ -134,7 +134,13 @@ describe('deploy/animal-store.service', () => {
     assert.ok(existsSync(argv[0]!) && argv.includes('serve'), argv.join(' '))
     const port = await freePort()
     const dir = tempDir(t)
-    const env = serviceEnvironment({ DATABASE_URL: `sqlite:${join(dir, 'animal-store.db')}`, PORT: String(port), LOG_LEVEL: 'warn' })
+    // No operator listener: 8081 is one port for every test on the machine.
+    const env = serviceEnvironment({
+      DATABASE_URL: `sqlite:${join(dir, 'animal-store.db')}`,
+      PORT: String(port),
+      ADMIN_PORT: 'off',
+      LOG_LEVEL: 'warn'
+    })
     const child = spawn(argv[0]!, argv.slice(1), { env, cwd: dir, stdio: 'ignore' })
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
     t.after(() => child.kill('SIGKILL'))

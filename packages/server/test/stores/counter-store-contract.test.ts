@@ -5,7 +5,7 @@ import { after, describe, test, type TestContext } from 'node:test'
 import { ManualClock } from '../../src/base/clock.ts'
 import { FallbackCounterStore } from '../../src/limits/fallback.ts'
 import { MemoryCounterStore } from '../../src/limits/memory/counter-store.ts'
-import { PersistedCounterStore } from '../../src/limits/persisted.ts'
+import { CounterFileReader, PersistedCounterStore } from '../../src/limits/persisted.ts'
 import { RedisCounterStore } from '../../src/limits/redis/counter-store.ts'
 import type { ConsumeRequest, CounterStore } from '../../src/limits/types.ts'
 import { SqliteStorage } from '../../src/storage/sqlite/index.ts'
@@ -198,6 +198,36 @@ for (const factory of FACTORIES) {
       assert.equal(await outcomes(store, [keyed('key:u', T0 + 20)]), 'b')
     })
 
+    test('bans lists every key banned now, until it is unbanned or its ban ends; never an address', async (t) => {
+      const store = await factory.open(t)
+      assert.deepEqual(await store.bans(T0), [])
+      // Subjects in different hash slots: on a cluster, on different nodes.
+      await outcomes(
+        store,
+        times(7, (i) => keyed('key:banned-1', T0 + i))
+      )
+      await outcomes(
+        store,
+        times(7, (i) => keyed('key:banned-2', T0 + 100 + i))
+      )
+      await outcomes(
+        store,
+        times(6, (i) => keyed('key:limited', T0 + i))
+      )
+      await outcomes(
+        store,
+        times(20, (i) => anonymous('ip:192.0.2.9', T0 + i))
+      )
+      const sorted = async (now: number) => (await store.bans(now)).sort((a, b) => a.bannedUntil - b.bannedUntil)
+      assert.deepEqual(await sorted(T0 + 200), [
+        { subject: 'key:banned-1', bannedUntil: T0 + 6 + BAN_MS },
+        { subject: 'key:banned-2', bannedUntil: T0 + 106 + BAN_MS }
+      ])
+      await store.unban('key:banned-1', T0 + 200)
+      assert.deepEqual(await sorted(T0 + 200), [{ subject: 'key:banned-2', bannedUntil: T0 + 106 + BAN_MS }])
+      assert.deepEqual(await store.bans(T0 + 106 + BAN_MS), [], 'a ban that has ended is not listed')
+    })
+
     test('an address is throttled, never banned; subjects do not share counts', async (t) => {
       const store = await factory.open(t)
       assert.equal(
@@ -236,3 +266,23 @@ for (const factory of FACTORIES) {
     })
   })
 }
+
+test('the CLI sees in the SQLite file the bans a serving process keeps in memory', async (t) => {
+  const storage = new SqliteStorage(join(tempDir(t), 'counters.db'), new ManualClock(T0))
+  defer(t, () => storage.close())
+  await storage.migrate()
+  const serving = new PersistedCounterStore(() => storage.counters, new ManualClock(T0), {
+    maxAddresses: 100,
+    onError: (e) => assert.fail(String(e))
+  })
+  defer(t, () => serving.close())
+  await outcomes(
+    serving,
+    times(7, (i) => keyed('key:seen', T0 + i))
+  )
+  // A ban is written to the file the moment it starts, not at the next flush.
+  const cli = new CounterFileReader(storage.counters)
+  assert.deepEqual(await cli.bans(T0 + 10), [{ subject: 'key:seen', bannedUntil: T0 + 6 + BAN_MS }])
+  await cli.unban('key:seen', T0 + 10)
+  assert.deepEqual(await cli.bans(T0 + 10), [])
+})

@@ -10,6 +10,7 @@ import { nextLink } from '../helpers/links.ts'
 import { adminQuery, createSchema, type TestSchema } from '../helpers/postgres.ts'
 import { defer } from '../helpers/temp.ts'
 import { until } from '../helpers/wait.ts'
+import { testAudit } from '../helpers/audit.ts'
 
 const skip = await backendSkip(postgresBackend)
 
@@ -224,20 +225,32 @@ describe('PostgreSQL storage', { skip }, () => {
       revokedAt: null,
       previousSecretExpiresAt: null
     }
-    await storage!.keys.create(record, 'f'.repeat(64))
+    await storage!.keys.create(record, 'f'.repeat(64), testAudit('key.create')(record))
     assert.deepEqual(await storage!.keys.findByHash('f'.repeat(64)), { ...record, secretStopsAt: null })
-    const rotated = await storage!.keys.rotate(record.id, {
-      secretHash: 'e'.repeat(64),
-      prefix: 'as_live_efgh',
-      previousExpiresAt: 1781524812345
-    })
+    const rotated = await storage!.keys.rotate(
+      record.id,
+      {
+        secretHash: 'e'.repeat(64),
+        prefix: 'as_live_efgh',
+        previousExpiresAt: 1781524812345
+      },
+      testAudit('key.rotate')
+    )
     assert.deepEqual(rotated, { ...record, prefix: 'as_live_efgh', previousSecretExpiresAt: 1781524812345 })
     assert.deepEqual(await storage!.keys.findByHash('f'.repeat(64)), { ...rotated, secretStopsAt: 1781524812345 })
     assert.deepEqual(await storage!.keys.findByHash('e'.repeat(64)), { ...rotated, secretStopsAt: null })
-    assert.equal(await storage!.keys.revoke(record.id, 1781524811001), true)
-    assert.equal(await storage!.keys.revoke(record.id, 1781524899999), true)
+    assert.equal((await storage!.keys.revoke(record.id, 1781524811001, testAudit('key.revoke')))?.revokedAt, 1781524811001)
+    assert.equal(await storage!.keys.revoke(record.id, 1781524899999, testAudit('key.revoke')), undefined, 'revoked already')
     assert.equal((await storage!.keys.get(record.id))?.revokedAt, 1781524811001)
-    assert.equal(await storage!.keys.revoke('key_nope', 1), false)
-    await assert.rejects(storage!.keys.create({ ...record, id: 'key_other' }, 'e'.repeat(64)), /duplicate key/)
+    assert.equal(await storage!.keys.revoke('key_nope', 1, testAudit('key.revoke')), undefined)
+    await assert.rejects(
+      storage!.keys.create({ ...record, id: 'key_other' }, 'e'.repeat(64), testAudit('key.create')(record)),
+      /duplicate key/
+    )
+    // The create, the rotation and the first revocation each left one audit entry; the refusals none.
+    assert.deepEqual(
+      (await storage!.audit.page({ limit: 10 })).map((entry) => entry.action),
+      ['key.revoke', 'key.rotate', 'key.create']
+    )
   })
 })

@@ -1,6 +1,6 @@
-import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '@animal-store/contract'
+import { OPERATOR_ERROR_STATUS, type OperatorErrorBody, type OperatorErrorCode } from '@animal-store/contract'
 
-/** The Error body of every refusal, from any layer: `status` always the one the contract gives the code. */
-export function errorBody(code: ErrorCode, message: string): ErrorBody {
-  return { code, message, status: ERROR_STATUS[code] }
+/** The Error body of every refusal, from any layer and either listener: `status` always the one the contract gives the code. */
+export function errorBody(code: OperatorErrorCode, message: string): OperatorErrorBody {
+  return { code, message, status: OPERATOR_ERROR_STATUS[code] }
 }

@@ -25,7 +25,7 @@ export function routeConfigOf(request: FastifyRequest): RouteConfig {
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
 
-/** Echoes a sane client X-Request-Id, else makes one; one shaped like a key is never echoed (it would be logged). */
+/** Echoes a sane client X-Request-Id, else makes one; one shaped like a key or operator token is never echoed (it would be logged). */
 export function requestId(request: IncomingMessage): string {
   const sent = request.headers['x-request-id']
   return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) && !KEY_SHAPED.test(sent) ? sent : randomUUID()

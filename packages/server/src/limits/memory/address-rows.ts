@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto'
-import type { CounterRow } from '../../storage/types.ts'
+import type { CounterRow } from '../../storage/counter-file-types.ts'
 import { checkSubject, SUBJECT_CHARS, type CounterChanges, type HeldRow, type RowTable } from './row-table.ts'
 import { SlotView, STRIDE } from './slot-view.ts'
 import { NO_CHANGES, SlotChanges } from './slot-changes.ts'

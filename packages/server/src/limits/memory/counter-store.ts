@@ -1,6 +1,14 @@
 import { DAY_MS, MINUTE_MS, windowStart } from '../../domain/rate-limit-policy.ts'
-import type { CounterRow } from '../../storage/types.ts'
-import { ADDRESS_PREFIX, type ConsumeRequest, type ConsumeResult, type CounterStore, type SubjectUsage } from '../types.ts'
+import type { CounterRow } from '../../storage/counter-file-types.ts'
+import {
+  ADDRESS_PREFIX,
+  KEY_PREFIX,
+  type ConsumeRequest,
+  type ConsumeResult,
+  type CounterStore,
+  type SubjectBan,
+  type SubjectUsage
+} from '../types.ts'
 import { AddressRows } from './address-rows.ts'
 import { KeyRows } from './key-rows.ts'
 import type { CounterChanges, HeldRow } from './row-table.ts'
@@ -122,6 +130,14 @@ export class MemoryCounterStore implements CounterStore {
     row.refusals = 0
     row.markChanged()
     this.#onBanChange?.(row)
+  }
+
+  async bans(now: number): Promise<SubjectBan[]> {
+    const bans: SubjectBan[] = []
+    for (const { subject, bannedUntil } of this.#keys.rows()) {
+      if (bannedUntil !== null && bannedUntil > now && subject.startsWith(KEY_PREFIX)) bans.push({ subject, bannedUntil })
+    }
+    return bans
   }
 
   async close(): Promise<void> {}

@@ -1,4 +1,4 @@
-import type { CounterRow } from '../../storage/types.ts'
+import type { CounterRow } from '../../storage/counter-file-types.ts'
 import type { TakenList } from './typed-lists.ts'
 
 /** Longest subject a table holds, in latin1 characters: `ip:` and a full IPv6 text with its prefix length fit. */

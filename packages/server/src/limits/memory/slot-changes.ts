@@ -1,4 +1,4 @@
-import type { CounterRow } from '../../storage/types.ts'
+import type { CounterRow } from '../../storage/counter-file-types.ts'
 import type { CounterChanges } from './row-table.ts'
 import { RecordLog, SlotList, widened } from './typed-lists.ts'
 

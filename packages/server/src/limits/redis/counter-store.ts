@@ -2,7 +2,8 @@ import { DAY_MS, MINUTE_MS, windowStart } from '../../domain/rate-limit-policy.t
 import { PerTurnBatch } from '../../base/per-turn.ts'
 import { clusterHealth, connectRedis, type RedisOptions, type ScriptedRedis } from './connection.ts'
 import { CONSUME_MANY } from './consume-script.ts'
-import type { ConsumeRequest, ConsumeResult, RemoteCounterStore, SubjectUsage } from '../types.ts'
+import type { ConsumeRequest, ConsumeResult, RemoteCounterStore, SubjectBan, SubjectUsage } from '../types.ts'
+import { scanKeyBans } from './ban-scan.ts'
 
 /**
  * Consumes per script call at most: the script holds Redis for its whole batch (a few µs per
@@ -185,6 +186,11 @@ export class RedisCounterStore implements RemoteCounterStore {
   async unban(subject: string, now: number): Promise<void> {
     const [, , refusals, ban] = this.#keys(subject, now)
     await this.redis.del(ban, refusals)
+  }
+
+  /** Every key's ban key, found by a scan of each master (see ban-scan.ts): an operator's query, never a request's. */
+  bans(now: number): Promise<SubjectBan[]> {
+    return scanKeyBans(this.redis, `${this.#prefix}rl:{`, now)
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 import pg from 'pg'
 import type { PostgresPoolConfig } from '../../config.ts'
 import { judgeSchemaVersion } from '../schema-version.ts'
-import type { DatabaseReport } from '../types.ts'
+import type { DatabaseReport } from '../database-report.ts'
 import { POSTGRES_MIGRATIONS } from './migrations.ts'
 import { clientConfig } from './pool.ts'
 

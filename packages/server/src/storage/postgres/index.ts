@@ -1,12 +1,16 @@
 import pg from 'pg'
 import type { PostgresPoolConfig } from '../../config.ts'
 import { runMigrations, type Migration, type MigrationTarget } from '../migrations.ts'
+import type { AuditStore } from '../audit-types.ts'
+import type { OperatorStore } from '../operator-types.ts'
 import type { IdempotencyStore, KeyStore, PetStore, Storage } from '../types.ts'
 import type { UsageStore } from '../usage-types.ts'
+import { PostgresAudit } from './audit.ts'
 import { translateError } from './errors.ts'
 import { PostgresIdempotency } from './idempotency.ts'
 import { PostgresKeys } from './keys.ts'
 import { POSTGRES_MIGRATIONS } from './migrations.ts'
+import { PostgresOperators } from './operators.ts'
 import { PostgresPets } from './pets.ts'
 import { clientConfig, PostgresPool } from './pool.ts'
 import { PostgresUsage } from './usage.ts'
@@ -52,6 +56,8 @@ export class PostgresStorage implements Storage {
   readonly keys: KeyStore
   readonly idempotency: IdempotencyStore
   readonly usage: UsageStore
+  readonly operators: OperatorStore
+  readonly audit: AuditStore
   readonly #url: string
   readonly #config: PostgresPoolConfig
   readonly #db: PostgresPool
@@ -64,6 +70,8 @@ export class PostgresStorage implements Storage {
     this.keys = new PostgresKeys(this.#db)
     this.idempotency = new PostgresIdempotency(this.#db)
     this.usage = new PostgresUsage(this.#db)
+    this.operators = new PostgresOperators(this.#db)
+    this.audit = new PostgresAudit(this.#db)
   }
 
   async migrate(): Promise<number> {

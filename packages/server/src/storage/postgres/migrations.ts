@@ -114,5 +114,40 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
         minute_start BIGINT NOT NULL
       );
     `
+  },
+  {
+    version: 6,
+    name: 'operators and audit log',
+    // Operators sign in with a token of which only the SHA-256 hash is kept. Every change to a key
+    // or an operator leaves one audit_events row, written in the change's own transaction.
+    sql: `
+      CREATE TABLE operators (
+        id TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('viewer', 'admin')),
+        created_at TIMESTAMPTZ NOT NULL,
+        revoked_at TIMESTAMPTZ
+      );
+      CREATE TABLE audit_events (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        at TIMESTAMPTZ NOT NULL,
+        actor_type TEXT NOT NULL CHECK (actor_type IN ('operator', 'cli')),
+        actor_id TEXT NOT NULL,
+        actor_name TEXT NOT NULL,
+        action TEXT NOT NULL CHECK (action IN ('key.create', 'key.update', 'key.rotate', 'key.revoke', 'key.unban', 'operator.create', 'operator.revoke')),
+        target_type TEXT NOT NULL CHECK (target_type IN ('key', 'operator')),
+        target_id TEXT NOT NULL,
+        target_name TEXT,
+        changes JSONB NOT NULL,
+        request_id TEXT,
+        remote_address TEXT,
+        user_agent TEXT
+      );
+      CREATE INDEX audit_events_target ON audit_events (target_id, id);
+      CREATE INDEX audit_events_actor_id ON audit_events (actor_id, id);
+      CREATE INDEX audit_events_actor_name ON audit_events (actor_name, id);
+      CREATE INDEX api_keys_created ON api_keys (created_at, id);
+    `
   }
 ]

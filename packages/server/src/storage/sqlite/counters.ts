@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
-import type { CounterFile, CounterRow } from '../types.ts'
+import type { CounterFile, CounterRow } from '../counter-file-types.ts'
 
 interface Row {
   subject: string
@@ -92,6 +92,13 @@ export class SqliteCounterFile implements CounterFile {
   takeUnbanRequests(): string[] {
     const rows = this.#db.prepare('DELETE FROM rate_limit_unbans RETURNING subject').all() as unknown as Array<{ subject: string }>
     return rows.map((r) => r.subject)
+  }
+
+  bans(prefix: string, now: number): Array<{ subject: string; bannedUntil: number }> {
+    const rows = this.#db
+      .prepare('SELECT subject, banned_until FROM rate_limit_counters WHERE banned_until > ? AND substr(subject, 1, ?) = ?')
+      .all(now, prefix.length, prefix) as unknown as Array<{ subject: string; banned_until: number }>
+    return rows.map((r) => ({ subject: r.subject, bannedUntil: r.banned_until }))
   }
 
   #transaction(work: () => void): void {

@@ -4,10 +4,12 @@ import { DatabaseSync } from 'node:sqlite'
 import type { Clock } from '../../base/clock.ts'
 import { runMigrations, type Migration, type MigrationTarget } from '../migrations.ts'
 import type { Storage } from '../types.ts'
+import { SqliteAudit } from './audit.ts'
 import { SqliteCounterFile } from './counters.ts'
 import { SqliteIdempotency } from './idempotency.ts'
 import { SqliteKeys } from './keys.ts'
 import { SQLITE_MIGRATIONS } from './migrations.ts'
+import { SqliteOperators } from './operators.ts'
 import { SqlitePets } from './pets.ts'
 import { SqliteUsage } from './usage.ts'
 import { TurnSnapshot } from './turn-snapshot.ts'
@@ -92,6 +94,8 @@ export class SqliteStorage implements Storage {
   #idempotency: SqliteIdempotency | undefined
   #counters: SqliteCounterFile | undefined
   #usage: SqliteUsage | undefined
+  #operators: SqliteOperators | undefined
+  #audit: SqliteAudit | undefined
 
   constructor(path: string, clock: Clock) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
@@ -129,6 +133,16 @@ export class SqliteStorage implements Storage {
   get usage(): SqliteUsage {
     this.#usage ??= new SqliteUsage(this.#db)
     return this.#usage
+  }
+
+  get operators(): SqliteOperators {
+    this.#operators ??= new SqliteOperators(this.#db)
+    return this.#operators
+  }
+
+  get audit(): SqliteAudit {
+    this.#audit ??= new SqliteAudit(this.#db)
+    return this.#audit
   }
 
   /** The rate-limit counters' file: the same database, so one backup holds everything. */

@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
 import { judgeSchemaVersion } from '../schema-version.ts'
-import type { DatabaseReport } from '../types.ts'
+import type { DatabaseReport } from '../database-report.ts'
 import { SQLITE_MIGRATIONS } from './migrations.ts'
 
 const HEADER_BYTES = 100

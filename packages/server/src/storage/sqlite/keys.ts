@@ -1,11 +1,36 @@
-import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite'
+import type { AuditEntry } from '../audit-types.ts'
+import type { KeyPageQuery } from '../key-page.ts'
 import { CHANGED_COLUMNS, keyFromRow, type KeyRow } from '../key-row.ts'
 import type { ApiKeyRecord, KeyChanges, KeyMatch, KeyStore } from '../types.ts'
+import { inTransaction, insertAudit } from './audit.ts'
 
 const KEY_COLUMNS = 'id, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at, previous_secret_expires_at'
 
 const toKey = (row: KeyRow<number>): ApiKeyRecord => keyFromRow(row, (value) => value)
 
+/** The WHERE clauses and their values of a page of keys (names compared folded by `as_fold`, JavaScript's lower case). */
+function pageFilter(query: KeyPageQuery): [string[], SQLInputValue[]] {
+  const where: string[] = []
+  const args: SQLInputValue[] = []
+  const add = (clause: string, ...values: SQLInputValue[]) => {
+    where.push(clause)
+    args.push(...values)
+  }
+  const { search, status, now } = query
+  if (search !== undefined)
+    add('(instr(lower(id), ?) > 0 OR instr(lower(prefix), ?) > 0 OR instr(as_fold(name), ?) > 0)', search, search, search)
+  if (query.plan !== undefined) add('plan = ?', query.plan)
+  if (status === 'live') add('revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)', now)
+  if (status === 'revoked') add('revoked_at IS NOT NULL')
+  if (status === 'expired') add('revoked_at IS NULL AND expires_at <= ?', now)
+  if (query.onlyIds !== undefined) add('id IN (SELECT value FROM json_each(?))', JSON.stringify(query.onlyIds))
+  if (query.exceptIds !== undefined) add('id NOT IN (SELECT value FROM json_each(?))', JSON.stringify(query.exceptIds))
+  if (query.before !== undefined) add('(created_at, id) < (?, ?)', query.before.createdAt, query.before.id)
+  return [where, args]
+}
+
+/** Keys in the embedded file; each change and its audit entry in one transaction on the writing connection. */
 export class SqliteKeys implements KeyStore {
   readonly #db: DatabaseSync
   // Prepared on first use: the table exists only once the migrations have run.
@@ -13,15 +38,20 @@ export class SqliteKeys implements KeyStore {
 
   constructor(db: DatabaseSync) {
     this.#db = db
+    // SQLite's lower() folds ASCII only: names are searched in any case, as JavaScript folds them.
+    db.function('as_fold', { deterministic: true }, (value) => (typeof value === 'string' ? value.toLowerCase() : value))
   }
 
-  async create(key: ApiKeyRecord, secretHash: string): Promise<void> {
-    this.#db
-      .prepare(
-        `INSERT INTO api_keys (id, secret_hash, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-      )
-      .run(key.id, secretHash, key.prefix, key.name, key.plan, key.perMinute, key.perDay, key.createdAt, key.expiresAt, key.revokedAt)
+  async create(key: ApiKeyRecord, secretHash: string, audit: AuditEntry): Promise<void> {
+    inTransaction(this.#db, () => {
+      this.#db
+        .prepare(
+          `INSERT INTO api_keys (id, secret_hash, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+        )
+        .run(key.id, secretHash, key.prefix, key.name, key.plan, key.perMinute, key.perDay, key.createdAt, key.expiresAt, key.revokedAt)
+      insertAudit(this.#db, audit)
+    })
   }
 
   async findByHash(secretHash: string): Promise<KeyMatch | undefined> {
@@ -34,6 +64,10 @@ export class SqliteKeys implements KeyStore {
   }
 
   async get(id: string): Promise<ApiKeyRecord | undefined> {
+    return this.#get(id)
+  }
+
+  #get(id: string): ApiKeyRecord | undefined {
     const row = this.#db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`).get(id) as unknown as KeyRow<number> | undefined
     return row === undefined ? undefined : toKey(row)
   }
@@ -43,27 +77,60 @@ export class SqliteKeys implements KeyStore {
     return rows.map(toKey)
   }
 
-  async revoke(id: string, at: number): Promise<boolean> {
-    const result = this.#db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?').run(at, id)
-    return result.changes > 0
-  }
-
-  async update(id: string, changes: KeyChanges): Promise<ApiKeyRecord | undefined> {
-    const fields = Object.entries(changes).filter(([, value]) => value !== undefined) as Array<[keyof KeyChanges, string | number | null]>
-    if (fields.length > 0) {
-      const set = fields.map(([field]) => `${CHANGED_COLUMNS[field]} = ?`).join(', ')
-      this.#db.prepare(`UPDATE api_keys SET ${set} WHERE id = ?`).run(...fields.map(([, value]) => value), id)
-    }
-    return this.get(id)
-  }
-
-  async rotate(id: string, rotation: { secretHash: string; prefix: string; previousExpiresAt: number }): Promise<ApiKeyRecord | undefined> {
-    const row = this.#db
+  async page(query: KeyPageQuery): Promise<ApiKeyRecord[]> {
+    const [where, args] = pageFilter(query)
+    const rows = this.#db
       .prepare(
-        `UPDATE api_keys SET previous_secret_hash = secret_hash, previous_secret_expires_at = ?, secret_hash = ?, prefix = ?
-         WHERE id = ? RETURNING ${KEY_COLUMNS}`
+        `SELECT ${KEY_COLUMNS} FROM api_keys ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
+         ORDER BY created_at DESC, id DESC LIMIT ?`
       )
-      .get(rotation.previousExpiresAt, rotation.secretHash, rotation.prefix, id) as unknown as KeyRow<number> | undefined
-    return row === undefined ? undefined : toKey(row)
+      .all(...args, query.limit) as unknown as KeyRow<number>[]
+    return rows.map(toKey)
+  }
+
+  async revoke(id: string, at: number, audit: (revoked: ApiKeyRecord) => AuditEntry): Promise<ApiKeyRecord | undefined> {
+    return this.#change(`UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING ${KEY_COLUMNS}`, [at, id], audit)
+  }
+
+  async update(
+    id: string,
+    changes: KeyChanges,
+    audit: (before: ApiKeyRecord, after: ApiKeyRecord) => AuditEntry
+  ): Promise<ApiKeyRecord | undefined> {
+    const fields = Object.entries(changes).filter(([, value]) => value !== undefined) as Array<[keyof KeyChanges, string | number | null]>
+    // `SET id = id` leaves the key as it is (and still audits the request) when nothing is given.
+    const set = fields.length === 0 ? 'id = id' : fields.map(([field]) => `${CHANGED_COLUMNS[field]} = ?`).join(', ')
+    return inTransaction(this.#db, () => {
+      const before = this.#get(id)
+      if (before === undefined || before.revokedAt !== null) return undefined
+      const sql = `UPDATE api_keys SET ${set} WHERE id = ? RETURNING ${KEY_COLUMNS}`
+      const after = toKey(this.#db.prepare(sql).get(...fields.map(([, value]) => value), id) as unknown as KeyRow<number>)
+      insertAudit(this.#db, audit(before, after))
+      return after
+    })
+  }
+
+  async rotate(
+    id: string,
+    rotation: { secretHash: string; prefix: string; previousExpiresAt: number },
+    audit: (rotated: ApiKeyRecord) => AuditEntry
+  ): Promise<ApiKeyRecord | undefined> {
+    return this.#change(
+      `UPDATE api_keys SET previous_secret_hash = secret_hash, previous_secret_expires_at = ?, secret_hash = ?, prefix = ?
+       WHERE id = ? AND revoked_at IS NULL RETURNING ${KEY_COLUMNS}`,
+      [rotation.previousExpiresAt, rotation.secretHash, rotation.prefix, id],
+      audit
+    )
+  }
+
+  /** One UPDATE ... RETURNING and, when it changed a key, its audit entry: one transaction. */
+  #change(sql: string, args: SQLInputValue[], audit: (key: ApiKeyRecord) => AuditEntry): ApiKeyRecord | undefined {
+    return inTransaction(this.#db, () => {
+      const row = this.#db.prepare(sql).get(...args) as unknown as KeyRow<number> | undefined
+      if (row === undefined) return undefined
+      const key = toKey(row)
+      insertAudit(this.#db, audit(key))
+      return key
+    })
   }
 }

@@ -102,5 +102,40 @@ export const SQLITE_MIGRATIONS: Migration[] = [
         minute_start INTEGER NOT NULL
       ) STRICT, WITHOUT ROWID;
     `
+  },
+  {
+    version: 6,
+    name: 'operators and audit log',
+    // Operators sign in with a token of which only the SHA-256 hash is kept. Every change to a key
+    // or an operator leaves one audit_events row, written in the change's own transaction.
+    sql: `
+      CREATE TABLE operators (
+        id TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('viewer', 'admin')),
+        created_at INTEGER NOT NULL,
+        revoked_at INTEGER
+      ) STRICT;
+      CREATE TABLE audit_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        actor_type TEXT NOT NULL CHECK (actor_type IN ('operator', 'cli')),
+        actor_id TEXT NOT NULL,
+        actor_name TEXT NOT NULL,
+        action TEXT NOT NULL CHECK (action IN ('key.create', 'key.update', 'key.rotate', 'key.revoke', 'key.unban', 'operator.create', 'operator.revoke')),
+        target_type TEXT NOT NULL CHECK (target_type IN ('key', 'operator')),
+        target_id TEXT NOT NULL,
+        target_name TEXT,
+        changes TEXT NOT NULL,
+        request_id TEXT,
+        remote_address TEXT,
+        user_agent TEXT
+      ) STRICT;
+      CREATE INDEX audit_events_target ON audit_events (target_id, id);
+      CREATE INDEX audit_events_actor_id ON audit_events (actor_id, id);
+      CREATE INDEX audit_events_actor_name ON audit_events (actor_name, id);
+      CREATE INDEX api_keys_created ON api_keys (created_at, id);
+    `
   }
 ]

@@ -1,0 +1,103 @@
+import type { AddressInfo } from 'node:net'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import { ADMIN_BASE_PATH } from '@animal-store/contract'
+import type { Services } from './services.ts'
+import { ApiError } from './domain/api-error.ts'
+import { frameworkErrorHandler, registerErrorHandling } from './http/hooks/errors.ts'
+import { BODY_LIMIT_BYTES, registerJsonBody } from './http/hooks/json-body.ts'
+import { closeAfterAnswer, hasUnreadBody } from './http/hooks/lingering-close.ts'
+import { AllowedMethods } from './http/hooks/method-not-allowed.ts'
+import { createOperatorGuard } from './http/hooks/operator-guard.ts'
+import { registerOperatorLog } from './http/hooks/operator-log.ts'
+import { registerParserAnswers, writeClientError } from './http/hooks/parser-errors.ts'
+import { commonHeaders, missingHost, requestId } from './http/hooks/request-context.ts'
+import { registerSchemaCompilers } from './http/hooks/validation.ts'
+import { OperatorAuthenticator } from './http/services/operator-authenticator.ts'
+import { SignInLimit } from './http/services/sign-in-limit.ts'
+import { registerAuditRoutes } from './routes/admin/audit.ts'
+import { readConsole, registerConsole } from './routes/admin/console.ts'
+import { registerKeyActionRoutes } from './routes/admin/key-actions.ts'
+import { registerKeyRoutes } from './routes/admin/keys.ts'
+import { registerAdminOpenApiRoute } from './routes/admin/openapi.ts'
+import { registerUsageRoutes } from './routes/admin/usage.ts'
+
+export interface AdminAppOptions {
+  /** The console's built files (`dist/`); by default the `@animal-store/console` package's, when installed and built. */
+  consoleDist?: string
+}
+
+/**
+ * Builds the operator listener (design.md §6) from the same services as the public app, so a
+ * key changed here is dropped from this process's key cache at once. Its own hooks: operator
+ * token, role, failed sign-ins per address; the public app's Error body, error handler, JSON body
+ * and validation; none of the public hot path's speed-ups nor its rate limits.
+ */
+export async function buildAdminApp(services: Services, options: AdminAppOptions = {}): Promise<FastifyInstance> {
+  const { config, logger } = services
+  const loggerInstance: FastifyBaseLogger = logger
+  const app: FastifyInstance = Fastify({
+    loggerInstance,
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: requestId,
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestTimeout: config.timeouts.requestMs,
+    keepAliveTimeout: config.timeouts.keepAliveMs,
+    http: {
+      headersTimeout: config.timeouts.headersMs,
+      connectionsCheckingInterval: Math.min(1000, config.timeouts.headersMs),
+      requireHostHeader: false
+    },
+    return503OnClosing: false,
+    clientErrorHandler: writeClientError,
+    frameworkErrors: frameworkErrorHandler(async (request, reply) => commonHeaders(request, reply)),
+    routerOptions: { maxParamLength: 2048 }
+  })
+  registerParserAnswers(app.server)
+  registerSchemaCompilers(app)
+  registerJsonBody(app)
+  const allowedMethods = new AllowedMethods()
+  allowedMethods.learnRoutes(app)
+  registerErrorHandling(app, allowedMethods)
+  app.decorateRequest('routeConfig', undefined)
+  app.decorateRequest('signedIn', undefined)
+
+  const guard = createOperatorGuard({
+    trustProxy: config.trustProxy,
+    ipv6Prefix: config.ipv6Prefix,
+    clock: services.clock,
+    authenticator: new OperatorAuthenticator(services.operators),
+    signIns: new SignInLimit()
+  })
+  // Every answer, the console's page included, has X-Request-Id, nosniff and no-store (assets set their own caching).
+  app.addHook('onRequest', async (request, reply) => {
+    commonHeaders(request, reply)
+    if (missingHost(request.raw)) throw new ApiError('bad_request', 'the Host header is required in HTTP/1.1')
+    await guard(request)
+  })
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (hasUnreadBody(request.raw)) closeAfterAnswer(request.raw, reply.raw)
+    done(null, payload)
+  })
+  registerOperatorLog(app, logger)
+  app.addHook('preClose', (done) => {
+    app.server.keepAliveTimeout = 1
+    done()
+  })
+
+  // This listener's own address, known once it listens: the document's server and the `Link`s name it.
+  const baseUrl = () => {
+    const host = config.admin?.host ?? '127.0.0.1'
+    const { port } = app.server.address() as AddressInfo
+    return `http://${host.includes(':') ? `[${host}]` : host}:${port}${ADMIN_BASE_PATH}`
+  }
+  const { keys, directory, audit, usage } = services
+  registerKeyRoutes(app, { keys, directory, baseUrl })
+  registerKeyActionRoutes(app, { keys, directory })
+  registerUsageRoutes(app, { usage, directory })
+  registerAuditRoutes(app, { audit, baseUrl })
+  registerAdminOpenApiRoute(app, baseUrl)
+  registerConsole(app, readConsole(options.consoleDist))
+
+  await app.ready()
+  return app
+}

@@ -1,0 +1,17 @@
+import type { PlanName } from '@animal-store/contract'
+
+/** Which keys a page of the operator API's key list holds; every filter given must match. */
+export interface KeyPageQuery {
+  /** Text the key's id, prefix or name contains, in lower case (names are compared folded to lower case). */
+  search?: string | undefined
+  plan?: PlanName | undefined
+  /** `live`: neither revoked nor expired at `now`; `revoked`; `expired`: not revoked, expired at `now`. */
+  status?: 'live' | 'revoked' | 'expired' | undefined
+  now: number
+  /** Only these keys, or none of these (the keys banned now, which the counters know). */
+  onlyIds?: readonly string[] | undefined
+  exceptIds?: readonly string[] | undefined
+  /** Only keys older than this one: created before it, or at the same moment with a smaller id. */
+  before?: { createdAt: number; id: string } | undefined
+  limit: number
+}

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict'
+import { OPERATOR_ERROR_CODES, OPERATOR_ERROR_STATUS, type AdminOperationSpec, type OperatorErrorCode } from '@animal-store/contract'
+import type { TestApp } from './app.ts'
+
+/** Asserts the response is exactly an Error body of the operator API with this code, and its status. */
+export async function assertOperatorError(
+  response: Response,
+  code: OperatorErrorCode,
+  messageIncludes?: string | RegExp
+): Promise<{ code: string; message: string; status: number }> {
+  const text = await response.text()
+  const status = OPERATOR_ERROR_STATUS[code]
+  assert.equal(response.status, status, `expected ${status} ${code}, got ${response.status}: ${text}`)
+  assert.match(response.headers.get('content-type') ?? '', /^application\/json; charset=utf-8$/)
+  assert.equal(response.headers.get('cache-control'), 'no-store')
+  const body = JSON.parse(text) as { code: OperatorErrorCode; message: string; status: number }
+  assert.deepEqual(Object.keys(body).sort(), ['code', 'message', 'status'])
+  assert.equal(body.code, code)
+  assert.equal(body.status, response.status)
+  assert.ok(OPERATOR_ERROR_CODES.includes(body.code))
+  if (typeof messageIncludes === 'string')
+    assert.ok(body.message.includes(messageIncludes), `${JSON.stringify(body.message)} should mention ${messageIncludes}`)
+  else if (messageIncludes !== undefined) assert.match(body.message, messageIncludes)
+  return body
+}
+
+/** A request the operation answers with success when made by an admin: its path (key id filled in) and body. */
+export function sampleRequest(op: AdminOperationSpec, keyId: string): { path: string; init: RequestInit } {
+  const path = `/admin/v1${op.path.replace('{id}', keyId)}`
+  const bodies: Record<string, unknown> = {
+    createKey: { plan: 'pro', name: 'sample' },
+    updateKey: { name: 'renamed' },
+    rotateKey: { graceSeconds: 60 }
+  }
+  const body = bodies[op.operationId]
+  return body === undefined
+    ? { path, init: { method: op.method } }
+    : { path, init: { method: op.method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } }
+}
+
+/** GETs a path of the operator API as the operator with `token`, expecting 200, and returns the parsed body. */
+export async function readAdmin<T>(app: TestApp, path: string, token: string): Promise<T> {
+  const response = await app.admin(path, { token })
+  const text = await response.text()
+  assert.equal(response.status, 200, `${path}: ${text}`)
+  return JSON.parse(text) as T
+}
+
+/** Sends a JSON body to the operator API as the operator with `token`. */
+export function sendAdmin(app: TestApp, method: 'POST' | 'PATCH', path: string, token: string, body?: unknown): Promise<Response> {
+  return app.admin(path, {
+    token,
+    method,
+    ...(body === undefined
+      ? {}
+      : { headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+  })
+}
