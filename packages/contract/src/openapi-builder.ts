@@ -2,7 +2,7 @@ import type { TSchema } from 'typebox'
 import { RESPONSE_HEADERS, type ResponseHeaderName } from './headers.ts'
 import { INT64_STRING_MEDIA_TYPE, int64sToStrings } from './int64-strings.ts'
 import { toJsonSchema } from './json-schema.ts'
-import type { OperationSpec } from './operations.ts'
+import { errorCodesIn, statusesOf, type OperationSpec } from './operation-spec.ts'
 
 /** What an error code table gives a document: the status, a description and an example message of each code. */
 interface ErrorTable<Code extends string> {
@@ -34,18 +34,6 @@ export interface DocumentProfile<Code extends string> {
   frame: Record<string, unknown>
   /** Added to `components` (e.g. `securitySchemes`, `x-error-codes`). */
   componentExtras: Record<string, unknown>
-}
-
-/** Every error code the operation can answer with: its own, then the common ones it does not exclude. */
-export function errorCodesIn<Code extends string>(op: OperationSpec<Code>, common: readonly Code[]): Code[] {
-  return [...op.errors, ...common.filter((code) => !(op.never ?? []).includes(code))]
-}
-
-/** The codes grouped by the status they answer with, lowest status first. */
-export function statusesOf<Code extends string>(codes: readonly Code[], status: Readonly<Record<Code, number>>): Map<number, Code[]> {
-  const byStatus = new Map<number, Code[]>()
-  for (const code of codes) byStatus.set(status[code], [...(byStatus.get(status[code]) ?? []), code])
-  return new Map([...byStatus].sort(([a], [b]) => a - b))
 }
 
 /** One example Error body per code the status can carry, named by the code. */

@@ -1,49 +1,8 @@
-import Type, { type TSchema } from 'typebox'
+import Type from 'typebox'
 import { ERROR_STATUS, type ErrorCode } from './errors.ts'
-import { errorCodesIn, statusesOf } from './openapi-builder.ts'
-import type { ResponseHeaderName } from './headers.ts'
+import { errorCodesIn, statusesOf, type OperationSpec, type RequestHeaderSpec } from './operation-spec.ts'
 import { ListPetsQuery, NewPet, NoQuery, Pet, PetIdParams, Pets } from './pets.ts'
 import { RateLimitStatus } from './rate-limit.ts'
-
-export interface RequestHeaderSpec {
-  name: string
-  description: string
-  schema: TSchema
-  required?: boolean
-}
-
-export interface OperationSpec<Code extends string = ErrorCode> {
-  operationId: string
-  method: 'GET' | 'POST' | 'PATCH'
-  /** OpenAPI path template relative to the base address (`/pets/{petId}`). */
-  path: string
-  summary: string
-  description: string
-  tags: string[]
-  deprecated?: { sunset: Date; since: Date; replacement: string }
-  params?: TSchema
-  query?: TSchema
-  body?: TSchema
-  /** Whether a body must be sent (default); false: an empty body means every field's default. */
-  bodyRequired?: boolean
-  requestHeaders?: RequestHeaderSpec[]
-  success: { status: number; description: string; schema: TSchema; headers: ResponseHeaderName[] }
-  /** The error codes this operation answers with, beyond those every operation can give. */
-  errors: Code[]
-  /** Codes of the common errors this operation never answers with. */
-  never?: Code[]
-  /** Realistic examples for the document (each Error response gets one per code from its table's example messages). */
-  examples: OperationExamples
-  /** `x-` fields of the operation object in the document. */
-  extensions?: Record<`x-${string}`, unknown>
-}
-
-export interface OperationExamples {
-  /** By parameter name: path, query and header parameters alike. */
-  parameters?: Record<string, unknown>
-  body?: unknown
-  success: unknown
-}
 
 /** An int64 above 2^53 in every example, so tools and readers see the range is real (bigint keeps every digit). */
 const EXAMPLE_CATEGORY_ID = 9223372036854775807n

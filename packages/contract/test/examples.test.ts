@@ -8,8 +8,8 @@ import { ADMIN_COMMON_ERRORS, ADMIN_OPERATIONS } from '../src/admin/operations.t
 import { ERROR_STATUS, ErrorBody } from '../src/errors.ts'
 import { stringifyJson, parseJsonLossless } from '../src/json.ts'
 import { buildOpenApi } from '../src/openapi.ts'
-import { errorCodesIn, statusesOf } from '../src/openapi-builder.ts'
-import { COMMON_ERRORS, OPERATIONS, type OperationSpec } from '../src/operations.ts'
+import { errorCodesIn, statusesOf, type OperationSpec } from '../src/operation-spec.ts'
+import { COMMON_ERRORS, OPERATIONS } from '../src/operations.ts'
 
 interface MediaType {
   example?: unknown

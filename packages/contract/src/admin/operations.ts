@@ -1,4 +1,4 @@
-import type { OperationSpec } from '../operations.ts'
+import type { OperationSpec } from '../operation-spec.ts'
 import { NoQuery } from '../pets.ts'
 import { AuditEvents, ListAuditQuery } from './audit.ts'
 import type { OperatorErrorCode } from './errors.ts'

@@ -7,8 +7,14 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { service: 'animal-store' } }, destination)
 }
 
-/** An API key's or operator token's prefix, any case; `_` may arrive percent-encoded. */
-const KEY_PREFIX_RAW = /as(?:_|%5f)(?:live|admin)(?:_|%5f)/i
+/**
+ * Text that may hold a secret: an API key's or an operator token's prefix (any case), or a run
+ * of exactly 43 letters and digits standing alone, the length of a secret's random part
+ * (`Bearer <it>`, `x.<it>`); longer runs (a SHA-256 in hex) and UUIDs or ULIDs are not.
+ */
+export const KEY_SHAPED = /as_(?:live|admin)_|(?:^|[^0-9a-z])[0-9a-z]{43}(?![0-9a-z])/i
+/** A URL that may hold one: either shape raw, `_` perhaps percent-encoded (anything encoded is decoded first). */
+const KEY_SHAPED_RAW = /as(?:_|%5f)(?:live|admin)(?:_|%5f)|[0-9a-z]{43}/i
 const URL_TOKEN = /[^/?&=;#+\s]+/g
 
 /** Percent-decodes what decodes, leaves the rest; repeated, so `%255f` comes out as `_`. */
@@ -23,11 +29,11 @@ function looseDecode(token: string): string {
 }
 
 /**
- * A client that puts its key (or an operator its token) in a URL must not get it logged: every
- * path segment or query name or value that holds either prefix (any case, raw or
- * percent-encoded, even twice) is masked whole.
+ * A client that puts its key in a URL must not get it logged: every path segment or query
+ * name or value that is key-shaped (KEY_SHAPED: raw or percent-encoded, even twice) is
+ * masked whole.
  */
 export function redactSecrets(url: string): string {
-  if (!url.includes('%') && !KEY_PREFIX_RAW.test(url)) return url
-  return url.replace(URL_TOKEN, (token) => (/as_(?:live|admin)_/.test(looseDecode(token)) ? '[redacted]' : token))
+  if (!url.includes('%') && !KEY_SHAPED_RAW.test(url)) return url
+  return url.replace(URL_TOKEN, (token) => (KEY_SHAPED.test(looseDecode(token)) ? '[redacted]' : token))
 }

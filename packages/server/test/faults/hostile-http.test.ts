@@ -263,11 +263,20 @@ describe("what Node's parser would answer bare gets an Error body", { concurrenc
 })
 
 describe('no secret in any log', () => {
+  /** The service's log lines of the requests whose X-Request-Id was one of `ids`. */
+  const logLinesOf = (ids: string[]) =>
+    readFileSync(`${LOG_DIR}service-${process.pid}.ndjson`, 'utf8')
+      .split('\n')
+      .filter((line) => ids.some((id) => line.includes(id)))
+
   test('a key in the path, the query or X-Request-Id, raw or percent-encoded in any case, is never logged', async (t) => {
     const app = await startApp(t)
     const key = await app.key()
     const secret = key.slice('as_live_'.length)
     const encodedAll = [...key].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('')
+    const encodedSecret = encodedAll.slice('as_live_'.length * 3)
+    // An operator token has the same shape under its own prefix.
+    const token = `as_admin_${secret.split('').reverse().join('')}`
     const paths = [
       `/v1/pets/${key}`,
       `/v1/pets?api_key=${key}`,
@@ -278,7 +287,25 @@ describe('no secret in any log', () => {
       `/v1/pets?key=${encodedAll.toUpperCase()}`,
       `/v1/pets?key=${key.replace(/_/g, '%255f')}`,
       `/healthz?token=Bearer%20${key}`,
-      `/nothing/${key}`
+      `/nothing/${key}`,
+      // The secret without its prefix: bare, encoded, after "Bearer ", as a path segment.
+      `/v1/pets?key=${secret}`,
+      `/v1/pets?${secret}`,
+      `/v1/pets?key=${encodedSecret}`,
+      `/v1/pets?key=${encodedSecret.toUpperCase()}`,
+      `/healthz?authorization=Bearer+${secret}`,
+      `/healthz?authorization=Bearer%20${secret}`,
+      `/v1/pets/${secret}`,
+      `/nothing/x.${secret}`,
+      `/admin/v1/keys?token=${token}`,
+      `/admin/v1/keys?token=${token.toUpperCase()}`,
+      `/admin/v1/keys/${token.replace(/_/g, '%5F')}`,
+      // A secret pasted with a stray character is no longer 43 long: masked by its prefix alone.
+      `/v1/pets?key=${key}0`,
+      `/v1/pets?token=AS_ADMIN_${secret}0`,
+      // Cut short: still masked by its prefix.
+      `/v1/pets?key=${key.slice(0, 30)}`,
+      `/v1/pets?token=As_Admin_${secret.slice(0, 22)}`
     ]
     const ids: string[] = []
     for (const path of paths) {
@@ -286,18 +313,42 @@ describe('no secret in any log', () => {
       await response.arrayBuffer()
       ids.push(response.headers.get('x-request-id') ?? '')
     }
-    const echoed = await app.fetch('/healthz', { key: null, headers: { 'x-request-id': key } })
-    assert.notEqual(echoed.headers.get('x-request-id'), key, 'a key-shaped request id is not echoed')
-    ids.push(echoed.headers.get('x-request-id') ?? '')
-    const lines = readFileSync(`${LOG_DIR}service-${process.pid}.ndjson`, 'utf8')
-      .split('\n')
-      .filter((line) => ids.some((id) => line.includes(id)))
-    assert.ok(lines.length >= paths.length, 'every request was logged')
+    // Key-shaped request ids, in any case, are replaced, never echoed.
+    const shaped = [key, key.toUpperCase(), `As_Live_${secret}`, `req.${key}`, secret, `req-${secret}`, secret.toLowerCase(), token]
+    shaped.push(token.toUpperCase(), `As_Admin_${secret}`, `AS_LIVE_${secret}0`, `as_Admin_${secret}0`, 'As_Live_guess', 'aS_aDmIn_guess')
+    for (const sent of shaped) {
+      const echoed = await app.fetch('/healthz', { key: null, headers: { 'x-request-id': sent } })
+      const id = echoed.headers.get('x-request-id') ?? ''
+      assert.match(id, /^[0-9a-f-]{36}$/, `a key-shaped request id (${sent.slice(0, 12)}...) is replaced by one of ours`)
+      ids.push(id)
+    }
+    const lines = logLinesOf(ids)
+    assert.equal(lines.length, paths.length + shaped.length, 'every request was logged, once')
+    const reversed = secret.split('').reverse().join('')
     for (const line of lines) {
       const decoded = decodeURIComponent(decodeURIComponent(line.replace(/%(?![0-9a-f]{2})/gi, '%25'))).toLowerCase()
-      assert.ok(!decoded.includes(secret.toLowerCase()), `a secret in the log: ${line}`)
-      assert.ok(!line.toLowerCase().includes(encodedAll.slice(24).toLowerCase()), `an encoded secret in the log: ${line}`)
+      for (const part of [secret, reversed, secret.slice(0, 22)])
+        assert.ok(!decoded.includes(part.toLowerCase()), `a secret in the log: ${line}`)
+      assert.ok(!line.toLowerCase().includes(encodedSecret.toLowerCase()), `an encoded secret in the log: ${line}`)
     }
+  })
+
+  test('ordinary request ids are echoed and logged: UUIDs, ULIDs, req-..., long hex, 42 or 44 letters and digits', async (t) => {
+    const app = await startApp(t)
+    const ordinary = [
+      '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      '01ARZ3NDEKTSV4RRFFQ69G5FAV',
+      'req-1729.abc_DEF',
+      'a'.repeat(64).replace(/a/g, (_, i: number) => '0123456789abcdef'[i % 16]!),
+      'A1'.repeat(21),
+      'A1'.repeat(22),
+      'as_lively-request'
+    ]
+    for (const sent of ordinary) {
+      const response = await app.fetch('/healthz', { key: null, headers: { 'x-request-id': sent } })
+      assert.equal(response.headers.get('x-request-id'), sent)
+    }
+    assert.equal(logLinesOf(ordinary.map((id) => `"reqId":"${id}"`)).length, ordinary.length)
   })
 })
 

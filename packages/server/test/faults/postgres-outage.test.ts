@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { describe, test, type TestContext } from 'node:test'
 import pg from 'pg'
 import { generateSecret } from '../../src/domain/keys.ts'
@@ -7,6 +9,7 @@ import { postJson, startApp, type TestApp } from '../helpers/app.ts'
 import { backendSkip, openStorage, postgresBackend, type Backend } from '../helpers/backends.ts'
 import { adminQuery, createSchema, TEST_DATABASE_URL, terminateConnections, type TestSchema } from '../helpers/postgres.ts'
 import { TcpProxy } from '../helpers/tcp-proxy.ts'
+import { LOG_DIR } from '../helpers/logs.ts'
 import { defer, freePort } from '../helpers/temp.ts'
 import { until } from '../helpers/wait.ts'
 
@@ -85,6 +88,51 @@ async function waitForLockWaiter(schema: TestSchema): Promise<void> {
   await until(async () => (await adminQuery(sql, [schema.name])).length > 0, { timeoutMs: 5000, what: 'the request to reach the lock' })
 }
 
+/** Stalls the proxy, then waits until the connections it cut are gone, so that no request meets a dead pooled one. */
+async function stallAndWait(proxy: TcpProxy, schema: TestSchema): Promise<void> {
+  await proxy.stall()
+  const sql = 'SELECT 1 FROM pg_stat_activity WHERE application_name = $1'
+  await until(async () => (await adminQuery(sql, [schema.name])).length === 0, {
+    timeoutMs: 5000,
+    what: "the stalled proxy's cut connections to close"
+  })
+}
+
+/**
+ * Guards against a request that never ends (no connect timeout at all): far above every timeout
+ * these tests configure, so it never decides a pass, only turns a hang into a failure.
+ */
+const HANG_GUARD_MS = 30_000
+
+interface TimedRequest {
+  response: Response
+  elapsedMs: number
+  /** The log lines of this request, read once it was answered. */
+  logLines: Array<{ msg: string; err?: { message: string } }>
+}
+
+/** A request with an X-Request-Id of its own, timed from send to answer, with its log lines. */
+async function timedRequest(app: TestApp, path: string, headers: Record<string, string>): Promise<TimedRequest> {
+  const id = `outage-${randomUUID()}`
+  const started = performance.now()
+  const response = await app
+    .fetch(path, { headers: { ...headers, 'x-request-id': id }, signal: AbortSignal.timeout(HANG_GUARD_MS) })
+    .catch((error: unknown) => assert.fail(`no answer within ${HANG_GUARD_MS} ms: ${String(error)}`))
+  const elapsedMs = performance.now() - started
+  const logLines = readFileSync(`${LOG_DIR}service-${process.pid}.ndjson`, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes(`"reqId":"${id}"`))
+    .map((line) => JSON.parse(line) as TimedRequest['logLines'][number])
+  return { response, elapsedMs, logLines }
+}
+
+/** The 503 came from the pool's connect timeout (so its log line says), and not before the configured time. */
+function assertConnectTimeout({ elapsedMs, logLines }: TimedRequest, configuredMs: number): void {
+  const cause = logLines.find((line) => line.msg === 'backing store unavailable')?.err?.message ?? ''
+  assert.match(cause, /connection timeout|timeout exceeded when trying to connect/, `the logged cause: ${JSON.stringify(logLines)}`)
+  assert.ok(elapsedMs >= configuredMs, `answered after ${elapsedMs.toFixed(0)} ms, before the ${configuredMs} ms connect timeout`)
+}
+
 describe('PostgreSQL unavailable', { skip }, () => {
   test('nothing listening: every operation is 503 unavailable with Retry-After, /readyz 503, /healthz 200', async (t) => {
     const app = await appOn(t, `postgres://postgres@127.0.0.1:${await freePort()}/test`)
@@ -155,18 +203,29 @@ describe('PostgreSQL unavailable', { skip }, () => {
     assert.equal((await app.fetch('/v1/pets')).status, 200)
   })
 
-  test('a host that accepts but never answers: 503 within DATABASE_CONNECT_TIMEOUT_MS, then recovery', async (t) => {
+  test('a host that accepts but never answers: 503 from the connect timeout, after DATABASE_CONNECT_TIMEOUT_MS, then recovery', async (t) => {
     const schema = await migratedSchema(t)
     const target = new URL(TEST_DATABASE_URL)
     const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) })
     t.after(() => proxy.down())
     const app = await appOn(t, via(schema.url, proxy.port), { DATABASE_CONNECT_TIMEOUT_MS: '400' })
+    // Before the app closes: a request still waiting for a connection would hold its close.
+    defer(t, () => proxy.down())
     assert.equal((await app.fetch('/v1/pets')).status, 200)
-    await proxy.stall()
-    const started = Date.now()
-    await assertUnavailable(await app.fetch('/v1/pets'))
-    assert.ok(Date.now() - started < 3000, `answered after ${Date.now() - started} ms`)
+    await stallAndWait(proxy, schema)
+    const pets = await timedRequest(app, '/v1/pets', {})
+    await assertUnavailable(pets.response)
+    assertConnectTimeout(pets, 400)
     await assertNotReady(app)
+
+    // Raised past its default (3000 ms), the configured timeout is still the one that answers:
+    // a fixed or default timeout would have answered sooner. A key not yet cached needs the database.
+    const patient = await appOn(t, via(schema.url, proxy.port), { DATABASE_CONNECT_TIMEOUT_MS: '3500' })
+    defer(t, () => proxy.down())
+    const lookup = await timedRequest(patient, '/v1/pets', { authorization: `Bearer ${generateSecret()}` })
+    await assertUnavailable(lookup.response)
+    assertConnectTimeout(lookup, 3500)
+
     await proxy.up()
     await eventually200(app, '/v1/pets')
   })

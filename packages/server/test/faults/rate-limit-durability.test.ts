@@ -149,15 +149,19 @@ describe('rate limits: durability, administration, outages', () => {
   test('redis: keys list and keys unban reach the shared counters', { skip: redisReason ?? false }, async (t) => {
     const prefix = redisPrefix(t)
     const app = await startApp(t, { env: { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix } })
+    // A second instance on the same store and Redis.
+    const other = await startApp(t, { env: { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix }, shareStorageWith: app })
     const env = { ...app.backendEnv, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix }
     const key = JSON.parse(
       (await runCli(['keys', 'create', '--plan', 'enterprise', '--per-minute', '1', '--per-day', '50', '--json'], env)).stdout
     ) as { id: string; key: string }
-    // The service clock here is real time, like the CLI's.
-    app.clock.set(Date.now())
+    // The service clocks here are real time, like the CLI's.
+    const now = Date.now()
+    for (const instance of [app, other]) instance.clock.set(now)
     await app.fetch('/v1/pets', { key: key.key })
     await app.fetch('/v1/pets', { key: key.key })
     await assertError(await app.fetch('/v1/pets', { key: key.key }), 'api_key_banned')
+    await assertError(await other.fetch('/v1/pets', { key: key.key }), 'api_key_banned', 'banned')
     const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Array<{
       id: string
       bannedUntil: string | null
@@ -167,8 +171,11 @@ describe('rate limits: durability, administration, outages', () => {
     assert.equal(mine.usage.day, 1)
     assert.ok(mine.bannedUntil !== null)
     assert.equal((await runCli(['keys', 'unban', key.id], env)).code, 0)
-    app.clock.advance(60_000)
-    assert.equal((await app.fetch('/v1/pets', { key: key.key })).status, 200, 'unbanned at once on every instance')
+    // Each in a minute of its own, so the per-minute limit of 1 has room for it.
+    for (const [minutes, instance] of [app, other].entries()) {
+      instance.clock.advance((minutes + 1) * 60_000)
+      assert.equal((await instance.fetch('/v1/pets', { key: key.key })).status, 200, `unbanned at once on ${instance.origin}`)
+    }
   })
 
   test(
@@ -201,21 +208,24 @@ describe('rate limits: durability, administration, outages', () => {
       assert.equal((await app.fetch('/v1/pets', { key })).status, 429)
 
       await proxy.up()
-      let sinceReturn = 0
+      // Another key asks until Redis is used again, so that the key watched spends nothing meanwhile.
+      const probe = await app.key({ plan: 'free' })
       await until(
         async () => {
-          await app.fetch('/v1/pets', { key })
-          sinceReturn++
+          await (await app.fetch('/v1/pets', { key: probe })).arrayBuffer()
           const body = (await (await app.fetch('/readyz', { key: null })).json()) as { checks: { redis: string } }
           return body.checks.redis === 'ok'
         },
-        // Each check spends a request of the key's minute: not too often.
+        // Each check spends a request of the probe's minute: not too often.
         { timeoutMs: 10_000, intervalMs: 100, what: 'Redis to be used again' }
       )
+      // What the design promises (docs/operations.md): back on the shared counters, the count goes
+      // on from what Redis held before the outage (10), and the requests this instance admitted on
+      // its own counters meanwhile (60) are not added to it; so this is the 11th, in both windows.
       const back = await app.fetch('/v1/pets', { key })
-      assert.equal(back.status, 200, "back on the shared counters, which never saw the outage's requests")
-      const redisUsed = 10 + sinceReturn + 1
-      assert.ok(Number(back.headers.get('x-ratelimit-remaining')) >= 60 - redisUsed, 'the count resumed from what Redis held')
+      assert.equal(back.status, 200, 'back on the shared counters, which never saw the outage requests')
+      // START is 50 s before the minute ends and 43,190 s before the day does.
+      assert.equal(back.headers.get('ratelimit'), '"minute";r=49;t=50, "day";r=989;t=43190', 'both counts went on from the 10 Redis held')
       assert.match(await (await app.fetch('/metrics', { key: null })).text(), /rate_limit_store_degraded 0/)
     }
   )

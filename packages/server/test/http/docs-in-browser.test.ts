@@ -90,24 +90,31 @@ describe('/docs in a real browser', { skip: chromiumSkip('the /docs page') }, ()
     const got = await tryOperation('getPet', { petId: id })
     assert.match(got, /"categoryId": 9223372036854775807\b/, got)
 
-    // The schema panels: getPet's 200 response as a model, categoryId's bounds in view.
+    // The documented 200 response of getPet, not the live one "Try it out" put above it: its
+    // example value (2^53 + 1 and the largest int64), then its schema, categoryId's range in words.
     const getPet = page.locator('#operations-Pets-getPet')
-    await getPet.locator('.responses-table .tablinks[data-name="model"]').first().click()
-    await getPet.locator('.responses-table .json-schema-2020-12-accordion').first().click()
-    await getPet.locator('.responses-table .json-schema-2020-12-expand-deep-button').first().click()
-    await getPet.locator('.responses-table .json-schema-2020-12-property').first().waitFor()
+    const documented = getPet.locator('.responses-table:not(.live-responses-table) tr.response[data-code="200"]')
+    assert.equal(await documented.count(), 1, "getPet's documented 200 response")
+    const example = documented.locator('.example')
+    assert.equal(await example.count(), 1, 'its example value')
+    const exampleText = await example.innerText()
+    assert.match(exampleText, /"id": 9007199254740993\b/, exampleText)
+    assert.match(exampleText, /"categoryId": 9223372036854775807\b/, exampleText)
+    await documented.locator('.tablinks[data-name="model"]').click()
+    await documented.locator('.json-schema-2020-12-accordion').first().click()
+    await documented.locator('.json-schema-2020-12-expand-deep-button').first().click()
+    const properties = documented.locator('.json-schema-2020-12-property')
+    await properties.first().waitFor()
+    const categoryId = (await properties.allInnerTexts()).filter((text) => text.startsWith('categoryId'))
+    assert.equal(categoryId.length, 1, 'one categoryId property in the schema')
+    assert.match(categoryId[0]!, /int64[\s\S]*1 to 9223372036854775807\b/, categoryId[0])
 
     mkdirSync(OUTPUT, { recursive: true })
     await page.screenshot({ path: join(OUTPUT, 'docs-int64.png'), fullPage: true })
-    const text = await page.locator('body').innerText()
     const html = await page.content()
-    assert.match(text, /9223372036854775807/)
-    assert.match(
-      getPet.locator('.responses-table').first() ? await getPet.locator('.responses-table').first().innerText() : '',
-      /9223372036854775807/
-    )
-    assert.doesNotMatch(text, /9223372036854776000/, 'no rounded int64 in the page text')
-    assert.doesNotMatch(html, /9223372036854776000/, 'no rounded int64 anywhere in the page')
+    for (const rounded of ['9223372036854776000', '9223372036854775808', '9007199254740992']) {
+      assert.doesNotMatch(html, new RegExp(rounded), `no rounded int64 anywhere in the page (${rounded})`)
+    }
     assert.deepEqual(problems, [])
   })
 })

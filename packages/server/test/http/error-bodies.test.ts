@@ -3,6 +3,9 @@ import { connect } from 'node:net'
 import { describe, test } from 'node:test'
 import { assertError } from '../helpers/assertions.ts'
 import { startApp } from '../helpers/app.ts'
+import { assertObserved, assertWellFormed, histogramSeries } from '../helpers/histogram.ts'
+
+const LATENCY = 'http_request_duration_seconds'
 
 /** Sends raw bytes and returns the raw response, for requests fetch will not make. */
 async function raw(origin: string, bytes: string): Promise<string> {
@@ -118,13 +121,21 @@ describe('errors from every layer are Error bodies', () => {
     assert.match(String((body.checks as Record<string, string>).database), /^unavailable/)
   })
 
-  test('metrics count requests by route and status', async (t) => {
+  test('metrics count requests by route and status, and time each in the latency histogram', async (t) => {
     const app = await startApp(t)
-    await app.fetch('/v1/pets')
+    const scrape = async () => (await app.fetch('/metrics', { key: null })).text()
+    const pets = { method: 'GET', route: '/v1/pets' }
+    const before = histogramSeries(await scrape(), LATENCY, pets)
+    const started = performance.now()
+    for (let i = 0; i < 5; i++) assert.equal((await app.fetch('/v1/pets')).status, 200)
+    const wallSeconds = (performance.now() - started) / 1000
     await app.fetch('/v1/nope')
-    const text = await (await app.fetch('/metrics', { key: null })).text()
-    assert.match(text, /http_requests_total\{method="GET",route="\/v1\/pets",status="200"\} 1/)
-    assert.match(text, /http_requests_total\{method="GET",route="unmatched",status="404"\} 1/)
-    assert.match(text, /http_request_duration_seconds_bucket/)
+    const text = await scrape()
+    assert.match(text, /http_requests_total\{method="GET",route="\/v1\/pets",status="200"\} 5$/m)
+    assert.match(text, /http_requests_total\{method="GET",route="unmatched",status="404"\} 1$/m)
+    assertObserved(before, histogramSeries(text, LATENCY, pets), 5, wallSeconds, 'GET /v1/pets')
+    const unmatched = histogramSeries(text, LATENCY, { method: 'GET', route: 'unmatched' })
+    assertWellFormed(unmatched, 'GET unmatched')
+    assert.equal(unmatched.count, 1)
   })
 })

@@ -54,9 +54,11 @@ export function writeClientError(error: NodeJS.ErrnoException, socket: Socket): 
     return
   }
   // The answer is out and closes the connection (a refusal sent while the body, now found
-  // malformed, was arriving): it is the last answer; only the drain is left. Behind a kept-alive
-  // answer the bytes are a next request, answered like any other.
-  if (!socket.writable || (inFlight?.headersSent === true && inFlight.getHeader('connection') === 'close')) {
+  // malformed, was arriving, or any answer to an HTTP/1.0 or 2.0 request line): it is the last
+  // answer; only the drain is left. Behind a kept-alive answer the bytes are a next request,
+  // answered like any other.
+  const closing = inFlight?.headersSent === true && (inFlight.getHeader('connection') === 'close' || !inFlight.shouldKeepAlive)
+  if (!socket.writable || closing) {
     drainWithin(socket)
     return
   }

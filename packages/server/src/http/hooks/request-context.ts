@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { KEY_SHAPED } from '../../base/logger.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -23,8 +24,6 @@ export function routeConfigOf(request: FastifyRequest): RouteConfig {
 }
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
-
-const KEY_SHAPED = /as_(?:live|admin)_/i
 
 /** Echoes a sane client X-Request-Id, else makes one; one shaped like a key or operator token is never echoed (it would be logged). */
 export function requestId(request: IncomingMessage): string {
