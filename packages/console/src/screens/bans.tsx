@@ -1,6 +1,7 @@
 import type { Key } from '@animal-store/contract'
 import { useEffect, useState } from 'preact/hooks'
 import { ExportCsv } from '../components/export-csv.tsx'
+import { KeyCells } from '../components/key-cells.tsx'
 import { ErrorAlert, Status } from '../components/notices.tsx'
 import { ScreenHeading } from '../components/screen-heading.tsx'
 import { TableFrame } from '../components/table-parts.tsx'
@@ -8,9 +9,7 @@ import { Time } from '../components/time.tsx'
 import { useApiData } from '../hooks/use-api-data.ts'
 import { useAction } from '../hooks/use-action.ts'
 import { useNow } from '../hooks/timers.ts'
-import { keyHref } from '../routes.ts'
 import { keyTitle } from '../key-state.ts'
-import { PLAN_LABELS } from '../labels.ts'
 import { useSession, useView } from '../session.ts'
 import { isoInZone, timeLeft, type Zone } from '../time.ts'
 
@@ -73,13 +72,7 @@ export function BansScreen() {
           <tbody>
             {(bans.data ?? []).map((key: Key) => (
               <tr key={key.id}>
-                <th scope="row">
-                  <a href={keyHref(key.id)}>{keyTitle(key)}</a>
-                </th>
-                <td>
-                  <code>{key.id}</code>
-                </td>
-                <td>{PLAN_LABELS[key.plan]}</td>
+                <KeyCells keyData={key} />
                 <td>
                   <Time value={key.bannedUntil} />
                 </td>

@@ -28,29 +28,21 @@ export function KeyFields({ values, onChange, zone, mode }: KeyFieldsProps) {
       </select>
       <label for={`${id}-name`}>Name</label>
       <input id={`${id}-name`} value={values.name} onInput={set('name')} maxLength={200} autocomplete="off" />
-      <label for={`${id}-minute`}>Per minute</label>
-      <input
+      <LimitField
         id={`${id}-minute`}
-        type="number"
-        min={1}
-        step={1}
-        inputMode="numeric"
-        required={enterprise}
+        label="Per minute"
         value={values.perMinute}
         onInput={set('perMinute')}
-        aria-describedby={`${id}-limits`}
-      />
-      <label for={`${id}-day`}>Per day</label>
-      <input
-        id={`${id}-day`}
-        type="number"
-        min={1}
-        step={1}
-        inputMode="numeric"
         required={enterprise}
+        hint={`${id}-limits`}
+      />
+      <LimitField
+        id={`${id}-day`}
+        label="Per day"
         value={values.perDay}
         onInput={set('perDay')}
-        aria-describedby={`${id}-limits`}
+        required={enterprise}
+        hint={`${id}-limits`}
       />
       <p class="hint" id={`${id}-limits`}>
         {enterprise
@@ -71,5 +63,35 @@ export function KeyFields({ values, onChange, zone, mode }: KeyFieldsProps) {
         {zone === 'utc' ? 'In UTC.' : 'In local time.'} Empty: never.
       </p>
     </div>
+  )
+}
+
+interface LimitFieldProps {
+  id: string
+  label: string
+  value: string
+  onInput: (event: Event) => void
+  required: boolean
+  /** The id of the hint that describes both limits. */
+  hint: string
+}
+
+/** A whole number of requests, at least 1. */
+function LimitField({ id, label, value, onInput, required, hint }: LimitFieldProps) {
+  return (
+    <>
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        type="number"
+        min={1}
+        step={1}
+        inputMode="numeric"
+        required={required}
+        value={value}
+        onInput={onInput}
+        aria-describedby={hint}
+      />
+    </>
   )
 }

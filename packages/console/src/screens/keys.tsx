@@ -2,13 +2,13 @@ import type { Key, KeyState, ListKeysQuery, PlanName } from '@animal-store/contr
 import { useId, useState } from 'preact/hooks'
 import { allPages } from '../api/operations.ts'
 import { ExportCsv } from '../components/export-csv.tsx'
+import { KeyCells } from '../components/key-cells.tsx'
 import { ErrorAlert, Status } from '../components/notices.tsx'
 import { ScreenHeading } from '../components/screen-heading.tsx'
 import { Pager, SortableHeader, TableFrame, sortRows, usePages, useSortOrder } from '../components/table-parts.tsx'
 import { Time } from '../components/time.tsx'
 import { useApiData } from '../hooks/use-api-data.ts'
 import { useDebounced } from '../hooks/timers.ts'
-import { keyHref } from '../routes.ts'
 import { keyState, keyTitle } from '../key-state.ts'
 import { count, KEY_STATES, PLAN_LABELS, PLANS, STATE_LABELS } from '../labels.ts'
 import { useSession } from '../session.ts'
@@ -137,13 +137,7 @@ export function KeysScreen() {
           <tbody>
             {rows.map((key) => (
               <tr key={key.id}>
-                <th scope="row">
-                  <a href={keyHref(key.id)}>{keyTitle(key)}</a>
-                </th>
-                <td>
-                  <code>{key.id}</code>
-                </td>
-                <td>{PLAN_LABELS[key.plan]}</td>
+                <KeyCells keyData={key} />
                 <td>
                   {count(key.limits.perMinute)}/min, {count(key.limits.perDay)}/day
                 </td>

@@ -1,15 +1,14 @@
 import type { TopKey } from '@animal-store/contract'
 import { useState } from 'preact/hooks'
 import { ExportCsv } from '../components/export-csv.tsx'
+import { KeyCells } from '../components/key-cells.tsx'
 import { ErrorAlert, Status } from '../components/notices.tsx'
 import { RangePicker } from '../components/range-picker.tsx'
 import { ScreenHeading } from '../components/screen-heading.tsx'
 import { TableFrame } from '../components/table-parts.tsx'
 import { UsageChart } from '../components/usage-chart.tsx'
 import { useApiData } from '../hooks/use-api-data.ts'
-import { keyHref } from '../routes.ts'
-import { keyTitle } from '../key-state.ts'
-import { count, PLAN_LABELS } from '../labels.ts'
+import { count } from '../labels.ts'
 import { useSession } from '../session.ts'
 import { DEFAULT_RANGE, rangeBounds, rangeQuery } from '../usage-range.ts'
 
@@ -87,13 +86,7 @@ function TopKeysTable({ rows }: { rows: readonly TopKey[] }) {
       <tbody>
         {rows.map((row) => (
           <tr key={row.key.id}>
-            <th scope="row">
-              <a href={keyHref(row.key.id)}>{keyTitle(row.key)}</a>
-            </th>
-            <td>
-              <code>{row.key.id}</code>
-            </td>
-            <td>{PLAN_LABELS[row.key.plan]}</td>
+            <KeyCells keyData={row.key} />
             <td class="number">{count(row.allowed)}</td>
             <td class="number">{count(row.rateLimited)}</td>
             <td class="number">{count(row.banned)}</td>
