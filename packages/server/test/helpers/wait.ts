@@ -24,3 +24,9 @@ export async function until(condition: () => boolean | Promise<boolean>, options
     await delay(intervalMs)
   }
 }
+
+/** Waits for the start of a new UTC minute when the current one is nearly over: a test's requests must share one minute window. */
+export async function roomInMinute(seconds = 15): Promise<void> {
+  const into = Date.now() % 60_000
+  if (into > 60_000 - seconds * 1000) await delay(60_000 - into + 100)
+}

@@ -1,25 +1,12 @@
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test, type TestContext } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { chromium } from 'playwright-core'
 import { parseJsonLossless } from '@animal-store/contract'
 import { postJson, startApp } from '../helpers/app.ts'
+import { chromiumSkip, openChromium, watch } from '../helpers/chromium.ts'
 
-// Debian's chromium, never a downloaded browser: `apt-get install -y chromium`.
-const CHROMIUM = '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync'
-]
 const OUTPUT = fileURLToPath(new URL('../../../../test-output/', import.meta.url))
 
 /** What the test reads of an operation's block in the page (the project is typed without the DOM library). */
@@ -29,44 +16,12 @@ interface OperationBlock {
   querySelector(selector: string): { textContent: string | null; getAttribute(name: string): string | null } | null
 }
 
-function chromiumSkip(): string | false {
-  if (existsSync(CHROMIUM)) return false
-  const reason = `${CHROMIUM} is missing (apt-get install -y chromium)`
-  if (process.env.CI === 'true') throw new Error(`the docs page must be checked in a browser under CI=true, but ${reason}`)
-  process.stderr.write(`\n!!! SKIPPING the /docs browser test: ${reason}\n\n`)
-  return reason
-}
-
 /** Opens /docs in a fresh Chromium profile (closed after the test) and waits for the operations. */
 async function openDocs(t: TestContext, origin: string) {
-  const profile = mkdtempSync(join(tmpdir(), 'animal-store-chromium-'))
-  const removeProfile = () => rmSync(profile, { recursive: true, force: true })
-  const context = await chromium
-    .launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1280, height: 1400 }
-    })
-    .catch((error: unknown) => {
-      removeProfile()
-      throw error
-    })
-  // Chromium writes its profile as it exits: the folder goes only once the browser has closed.
-  t.after(async () => {
-    await context.close()
-    removeProfile()
-  })
+  const context = await openChromium(t, { viewport: { width: 1280, height: 1400 } })
 
-  const requests: string[] = []
-  const problems: string[] = []
-  context.on('request', (request) => requests.push(request.url()))
   const page = await context.newPage()
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-  // A load the CSP blocks never becomes a request, but it does log an error.
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`)
-  })
+  const { requests, problems } = watch(context, page)
   page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText ?? ''}`))
 
   const response = await page.goto(`${origin}/docs`, { waitUntil: 'networkidle' })
@@ -75,7 +30,7 @@ async function openDocs(t: TestContext, origin: string) {
   return { page, problems, requests }
 }
 
-describe('/docs in a real browser', { skip: chromiumSkip() }, () => {
+describe('/docs in a real browser', { skip: chromiumSkip('the /docs page') }, () => {
   test('renders every operation, marks getPet deprecated, and loads nothing from another origin', async (t) => {
     const app = await startApp(t)
     const { page, problems, requests } = await openDocs(t, app.origin)

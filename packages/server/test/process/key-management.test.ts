@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, test, type TestContext } from 'node:test'
-import { setTimeout as delay } from 'node:timers/promises'
 import type { RateLimitStatus } from '@animal-store/contract'
 import { assertError } from '../helpers/assertions.ts'
 import { postgresBackend, sqliteBackend, suiteBackends, type Backend } from '../helpers/backends.ts'
@@ -9,7 +8,7 @@ import { runCli, killServes, startServe } from '../helpers/cli.ts'
 import { createSchema } from '../helpers/postgres.ts'
 import { redisPrefix, TEST_REDIS_URL } from '../helpers/redis.ts'
 import { freePort, tempDir } from '../helpers/temp.ts'
-import { until } from '../helpers/wait.ts'
+import { roomInMinute, until } from '../helpers/wait.ts'
 
 // Key management as an operator does it: the real CLI against real `serve` processes, over real
 // HTTP. On the embedded default one process serves and the CLI is the other; on PostgreSQL +
@@ -72,12 +71,6 @@ async function answersWithin(request: () => Promise<Response>, status: number, s
     { timeoutMs: Math.max(0, since + ms - Date.now()), intervalMs: 100, what }
   )
   return last!
-}
-
-/** Waits for the start of a new UTC minute when the current one is nearly over: a test's requests must share one minute window. */
-async function roomInMinute(seconds = 15): Promise<void> {
-  const into = Date.now() % 60_000
-  if (into > 60_000 - seconds * 1000) await delay(60_000 - into + 100)
 }
 
 const status = async (instance: Instance, key: string) => {

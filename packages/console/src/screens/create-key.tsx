@@ -1,0 +1,65 @@
+import type { KeyWithSecret } from '@animal-store/contract'
+import { useState } from 'preact/hooks'
+import { Dialog } from '../components/dialog.tsx'
+import { ErrorAlert } from '../components/notices.tsx'
+import { SecretOnce } from '../components/secret-once.tsx'
+import { useAction } from '../hooks/use-action.ts'
+import { keyTitle } from '../key-state.ts'
+import { useSession, useView } from '../session.ts'
+import { EMPTY_KEY_FORM, newKeyOf } from '../key-form-values.ts'
+import { KeyFields } from './key-fields.tsx'
+
+/** "Create key" and its dialog: the fields, then the new secret shown once until "Done". */
+export function CreateKey() {
+  const [open, setOpen] = useState(false)
+  return (
+    <>
+      <button type="button" class="primary" onClick={() => setOpen(true)}>
+        Create key
+      </button>
+      {open && <CreateKeyDialog onClose={() => setOpen(false)} />}
+    </>
+  )
+}
+
+function CreateKeyDialog({ onClose }: { onClose: () => void }) {
+  const { api } = useSession()
+  const { zone, refresh } = useView()
+  const [values, setValues] = useState(EMPTY_KEY_FORM)
+  const [created, setCreated] = useState<KeyWithSecret | null>(null)
+  const action = useAction()
+
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    const body = newKeyOf(values, zone)
+    if (typeof body === 'string') return action.fail(body)
+    const key = await action.run(() => api.createKey(body))
+    if (key === undefined) return
+    setCreated(key)
+    refresh()
+  }
+
+  if (created !== null) {
+    return (
+      <Dialog title={`Key ${keyTitle(created)} created`} onClose={onClose}>
+        <SecretOnce secret={created.key} onDone={onClose} />
+      </Dialog>
+    )
+  }
+  return (
+    <Dialog title="Create key" onClose={onClose}>
+      <form onSubmit={(event) => void submit(event)}>
+        <KeyFields values={values} onChange={setValues} zone={zone} mode="create" />
+        <ErrorAlert message={action.error} />
+        <div class="actions">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" class="primary" aria-busy={action.busy}>
+            Create
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}

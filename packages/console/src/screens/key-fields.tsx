@@ -1,0 +1,97 @@
+import { useId } from 'preact/hooks'
+import type { KeyFormValues } from '../key-form-values.ts'
+import { PLAN_LABELS, PLANS } from '../labels.ts'
+import type { Zone } from '../time.ts'
+
+interface KeyFieldsProps {
+  values: KeyFormValues
+  onChange: (values: KeyFormValues) => void
+  zone: Zone
+  mode: 'create' | 'edit'
+}
+
+/** Plan, Name, Per minute, Per day, Expires at. */
+export function KeyFields({ values, onChange, zone, mode }: KeyFieldsProps) {
+  const id = useId()
+  const set = (field: keyof KeyFormValues) => (event: Event) =>
+    onChange({ ...values, [field]: (event.currentTarget as HTMLInputElement | HTMLSelectElement).value })
+  const enterprise = values.plan === 'enterprise'
+  return (
+    <div class="fields">
+      <label for={`${id}-plan`}>Plan</label>
+      <select id={`${id}-plan`} value={values.plan} onChange={set('plan')}>
+        {PLANS.map((plan) => (
+          <option key={plan} value={plan}>
+            {PLAN_LABELS[plan]}
+          </option>
+        ))}
+      </select>
+      <label for={`${id}-name`}>Name</label>
+      <input id={`${id}-name`} value={values.name} onInput={set('name')} maxLength={200} autocomplete="off" />
+      <LimitField
+        id={`${id}-minute`}
+        label="Per minute"
+        value={values.perMinute}
+        onInput={set('perMinute')}
+        required={enterprise}
+        hint={`${id}-limits`}
+      />
+      <LimitField
+        id={`${id}-day`}
+        label="Per day"
+        value={values.perDay}
+        onInput={set('perDay')}
+        required={enterprise}
+        hint={`${id}-limits`}
+      />
+      <p class="hint" id={`${id}-limits`}>
+        {enterprise
+          ? 'Enterprise keys need both numbers.'
+          : mode === 'create'
+            ? "Empty: the plan's numbers."
+            : 'A new plan brings its own numbers, unless these are changed too.'}
+      </p>
+      <label for={`${id}-expires`}>Expires at</label>
+      <input
+        id={`${id}-expires`}
+        type="datetime-local"
+        value={values.expiresAt}
+        onInput={set('expiresAt')}
+        aria-describedby={`${id}-expires-hint`}
+      />
+      <p class="hint" id={`${id}-expires-hint`}>
+        {zone === 'utc' ? 'In UTC.' : 'In local time.'} Empty: never.
+      </p>
+    </div>
+  )
+}
+
+interface LimitFieldProps {
+  id: string
+  label: string
+  value: string
+  onInput: (event: Event) => void
+  required: boolean
+  /** The id of the hint that describes both limits. */
+  hint: string
+}
+
+/** A whole number of requests, at least 1. */
+function LimitField({ id, label, value, onInput, required, hint }: LimitFieldProps) {
+  return (
+    <>
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        type="number"
+        min={1}
+        step={1}
+        inputMode="numeric"
+        required={required}
+        value={value}
+        onInput={onInput}
+        aria-describedby={hint}
+      />
+    </>
+  )
+}
