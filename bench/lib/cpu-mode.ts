@@ -1,7 +1,7 @@
 // `npm run bench -- --cpu --baseline-rev REV`: the embedded service of this checkout against the
 // service at REV by the CPU time its server process spends per request (see cpu-ab.ts), over
 // many short alternating rounds, with several servers per build. Servers run on core 0, wrk on core 1.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LOSS_BELOW } from './ab-stats.ts'
@@ -95,12 +95,14 @@ export async function runCpuMode(options: CpuModeOptions, harness: Harness, comm
     }
   }
 
-  // Sizing: a probe of the baseline's first server (its second second: the first is mostly the JIT).
+  // Sizing: a probe of the baseline's first server (its second second: the first is mostly the
+  // JIT). The other build's first server gets the same load, so no server starts ahead.
   const requests: Record<string, number> = {}
   const warmupRequests: Record<string, number> = {}
   for (const workload of workloads) {
-    await probe(sides[0]!.servers[0]!, workload, 1, load)
+    for (const side of sides) await probe(side.servers[0]!, workload, 1, load)
     const ns = await probe(sides[0]!.servers[0]!, workload, 1, load)
+    await probe(sides[1]!.servers[0]!, workload, 1, load)
     requests[workload] = roundCount((options.runMs * 1e6) / ns)
     warmupRequests[workload] = roundCount((options.warmupS * 1e9) / ns)
     log(
@@ -163,6 +165,7 @@ export async function runCpuMode(options: CpuModeOptions, harness: Harness, comm
     ]
   }
   process.stdout.write(`\n${renderCpuText(report)}`)
+  mkdirSync(options.outDir, { recursive: true })
   const jsonPath = join(options.outDir, `${kind}.json`)
   const mdPath = join(options.outDir, `${kind}.md`)
   const { baseline: _revision, ...settings } = options

@@ -25,21 +25,26 @@ import { wrkVersion } from '../lib/wrk.ts'
 
 const CEILING = fileURLToPath(new URL('../ceiling/server.ts', import.meta.url))
 const SPIN = fileURLToPath(new URL('./spin-preload.ts', import.meta.url))
-const SERVERS_PER_SIDE = 4
-/** CPU time per measured run, and of each server's warm-up (the JIT settles within ~25,000 requests). */
+/**
+ * Servers per plain side, started in turn (plain, plain again, plain, ...) so that neither side
+ * has all the first starts: processes of one build differ by a few percent, so equality needs
+ * several; the slower side's 3 serve twice each.
+ */
+const SERVERS_PER_SIDE = 6
+/** CPU time per measured run; requests of each server's warm-up (the JIT settles within ~20,000). */
 const RUN_CPU_NS = 0.1e9
-const WARMUP_CPU_NS = 0.6e9
+const WARMUP_REQUESTS = 30_000
 /**
  * Rounds come in batches; another batch runs while a check is not met yet. One pair of runs on
  * this shared VM differs by ~8% (the same server, two runs in a row: 7% to 12%), so the median of
- * 40 rounds is good to ~1.6% and of 120 to ~0.9%.
+ * 42 rounds is good to ~1.6% and of 126 to ~0.9%; a batch gives each pair of servers 7 rounds.
  */
-const BATCH_ROUNDS = 40
+const BATCH_ROUNDS = 42
 const MAX_BATCHES = 3
 /**
  * The bench reports 95% intervals, which miss the truth one time in twenty by construction; the
  * equality is checked at 99% so that this test fails by chance rarely. The interval resamples the
- * four pairs of servers, then the rounds of each (see ab-stats.ts): it errs wide.
+ * six pairs of servers, then the rounds of each (see ab-stats.ts): it errs wide.
  */
 const TEST_LEVEL = 0.99
 
@@ -72,28 +77,25 @@ async function startCeiling(t: TestContext, env: NodeJS.ProcessEnv = {}): Promis
   return { pid: child.pid, origin, key: 'none', plan: () => ({ mode: 'static', method: 'GET', path: LIST_PATH }) }
 }
 
-async function side(t: TestContext, name: string, env?: NodeJS.ProcessEnv): Promise<AbSide> {
-  const servers: AbServer[] = []
-  for (let i = 0; i < SERVERS_PER_SIDE; i++) servers.push(await startCeiling(t, env))
-  return { name, servers }
-}
-
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!
 
 describe('CPU A/B', { skip: skipReason() }, () => {
   test('finds a known 5% slowdown and calls two sides of one build equal', { timeout: 600_000 }, async (t) => {
-    const plain = await side(t, 'plain')
-    const again = await side(t, 'plain again')
-    // Warm-up (the JIT), sized by a first gauge of the CPU time per request; then the baseline's cost.
-    const gauge = await measureRun(plain.servers[0]!, 'list', 5000, load)
-    const warmupRequests = Math.ceil(WARMUP_CPU_NS / (gauge.cpuNs / gauge.requests))
-    for (const server of [...plain.servers, ...again.servers]) await measureRun(server, 'list', warmupRequests, load)
+    const plain: AbSide = { name: 'plain', servers: [] }
+    const again: AbSide = { name: 'plain again', servers: [] }
+    for (let i = 0; i < SERVERS_PER_SIDE; i++) for (const side of [plain, again]) side.servers.push(await startCeiling(t))
+    // Warm-up (the JIT), then the baseline's cost: every plain server gets the same requests.
+    for (const server of [...plain.servers, ...again.servers]) await measureRun(server, 'list', WARMUP_REQUESTS, load)
     const baseline: number[] = []
-    for (const server of plain.servers) baseline.push(usPerRequest(await measureRun(server, 'list', 5000, load)))
+    for (const server of [...plain.servers, ...again.servers]) baseline.push(usPerRequest(await measureRun(server, 'list', 3000, load)))
     const baselineNs = median(baseline) * 1000
     const spinNs = Math.round(0.05 * baselineNs)
-    const slower = await side(t, 'slower', { NODE_OPTIONS: `--import ${SPIN}`, BENCH_SPIN_NS: String(spinNs) })
-    for (const server of slower.servers) await measureRun(server, 'list', warmupRequests, load)
+    const spinning: AbServer[] = []
+    for (let i = 0; i < SERVERS_PER_SIDE / 2; i++) {
+      spinning.push(await startCeiling(t, { NODE_OPTIONS: `--import ${SPIN}`, BENCH_SPIN_NS: String(spinNs) }))
+      await measureRun(spinning[i]!, 'list', WARMUP_REQUESTS + 3000, load)
+    }
+    const slower: AbSide = { name: 'slower', servers: [...spinning, ...spinning] }
     const requests = Math.ceil(RUN_CPU_NS / baselineNs)
 
     // The loss as the bench reports it (95%); the equality at the test's level. A batch runs the
