@@ -7,12 +7,14 @@ import { availableParallelism, cpus, loadavg, release, tmpdir, totalmem } from '
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { call, collectPages, freePort, waitFor200 } from './lib/http.ts'
+import { collectPages, freePort, waitFor200 } from './lib/http.ts'
 import { canPin, canRunRealtime, killAllChildren, pinSelf, startChild, stopChild, type Child, type Core } from './lib/processes.ts'
 import { renderMarkdown, renderText, type Report } from './lib/report.ts'
+import { runCpuMode } from './lib/cpu-mode.ts'
 import { compareRevisions, compareScales, summarize, verdicts, type Measurement, type Startup, type TargetInfo } from './lib/results.ts'
 import { prepareWorktree, resolveRevision, revisionName, type Revision } from './lib/revision.ts'
 import { readMemory, RssSampler } from './lib/rss.ts'
+import { sanityCheck } from './lib/sanity.ts'
 import { spread } from './lib/stats.ts'
 import {
   baselineTargets,
@@ -26,7 +28,7 @@ import {
   type Target,
   type TargetId
 } from './lib/targets.ts'
-import { CREATE_BODY, LIST_PATH, LIST_STATUS_PATH, PAGES, requestPlan, WORKLOADS, type Workload } from './lib/workloads.ts'
+import { LIST_PATH, PAGES, requestPlan, WORKLOADS, type Workload } from './lib/workloads.ts'
 import { runWrk, wrkVersion } from './lib/wrk.ts'
 
 const HELP = `Usage: npm run bench -- [options]
@@ -59,6 +61,21 @@ Options:
   --redis-url URL     Redis (default $BENCH_REDIS_URL or redis://127.0.0.1:6379)
   --out DIR           where results are written (default bench/results)
   -h, --help          this text
+
+CPU A/B (--cpu, with --baseline-rev REV): rather than req/s, the CPU time the embedded service's
+server process spends per request (the sum of its threads' time on a CPU), this checkout against
+REV, over a fixed number of requests per run, in many short rounds that alternate the two builds
+on several servers each. Per workload: µs/request of each, the median over rounds of the speed
+ratio now ÷ before (CPU per request before ÷ now; below 1 is slower now, below 0.97 a LOSS) and
+its 95% bootstrap interval. Writes cpu.{json,md} (--quick: cpu-smoke.*). With --cpu:
+  --cpu               this mode (--baseline-rev HEAD on a clean checkout: the noise floor)
+  --rounds N          rounds (default 64; --quick 6)
+  --servers N         servers per build, used in turn (default 8; --quick 2)
+  --run-ms MS         CPU milliseconds one run is sized to, by a probe (default 150; --quick 50)
+  --warmup S          CPU seconds of unmeasured load per server and workload (default 2; --quick 1)
+  --scales N          one store size in pets (default 10000)
+  --workloads LIST    (default list,get,create)
+  --connections N, --no-pin, --no-realtime, --quick, --out DIR as above
 
 Needs wrk (Debian/Ubuntu: sudo apt-get install -y wrk) and taskset (util-linux).
 `
@@ -106,6 +123,9 @@ function parseOptions() {
         workloads: { type: 'string' },
         'startup-runs': { type: 'string' },
         'baseline-rev': { type: 'string' },
+        cpu: { type: 'boolean' },
+        servers: { type: 'string' },
+        'run-ms': { type: 'string' },
         quick: { type: 'boolean' },
         profile: { type: 'boolean' },
         'naive-sync': { type: 'string' },
@@ -125,9 +145,26 @@ function parseOptions() {
     process.exit(0)
   }
   const quick = parsed.quick === true
-  const rounds = positiveInt('rounds', parsed.rounds, quick ? 1 : 5)
+  const cpu = parsed.cpu === true
+  if (cpu) {
+    const other = (['duration', 'startup-runs', 'profile', 'naive-sync', 'targets', 'pg-url', 'redis-url'] as const).find(
+      (flag) => parsed[flag] !== undefined
+    )
+    if (other !== undefined) fail(`--${other} does not apply to --cpu (see --help)`)
+    if (parsed['baseline-rev'] === undefined)
+      fail('--cpu compares this checkout with another revision: give --baseline-rev REV (HEAD on a clean checkout: the noise floor)')
+  } else {
+    const cpuOnly = (['servers', 'run-ms'] as const).find((flag) => parsed[flag] !== undefined)
+    if (cpuOnly !== undefined) fail(`--${cpuOnly} applies to --cpu only (see --help)`)
+  }
+  const rounds = positiveInt('rounds', parsed.rounds, cpu ? (quick ? 6 : 64) : quick ? 1 : 5)
   const scales =
-    parsed.scales === undefined ? [1000, 1_000_000] : parsed.scales.split(',').map((s) => positiveInt('scales', s.trim(), 0, PAGES * 20))
+    parsed.scales === undefined
+      ? cpu
+        ? [10_000]
+        : [1000, 1_000_000]
+      : parsed.scales.split(',').map((s) => positiveInt('scales', s.trim(), 0, PAGES * 20))
+  if (cpu && scales.length !== 1) fail('--cpu measures one store size: give --scales N')
   const naiveSyncText = parsed['naive-sync']?.toUpperCase()
   if (naiveSyncText !== undefined && naiveSyncText !== 'FULL' && naiveSyncText !== 'NORMAL')
     fail(`--naive-sync must be FULL or NORMAL (got ${JSON.stringify(parsed['naive-sync'])})`)
@@ -148,9 +185,21 @@ function parseOptions() {
     if (!targets.some((t) => TARGETS.find((x) => x.id === t)?.role === 'service'))
       fail('--baseline-rev compares the service with itself: --targets must include service-sqlite or service-pg')
   }
+  const cpuMode = cpu
+    ? {
+        servers: positiveInt('servers', parsed.servers, quick ? 2 : 8),
+        runMs: positiveInt('run-ms', parsed['run-ms'], quick ? 50 : 150, 10),
+        workloads: list(
+          'workloads',
+          parsed.workloads ?? 'list,get,create',
+          WORKLOADS.map((w) => w.id)
+        )
+      }
+    : undefined
   return {
     quick,
     rounds,
+    cpuMode,
     durationS: positiveInt('duration', parsed.duration, quick ? 3 : 6),
     warmupS: positiveInt('warmup', parsed.warmup, quick ? 1 : 2, 0),
     connections: positiveInt('connections', parsed.connections, 50),
@@ -279,41 +328,6 @@ async function measureStartup(target: Target, store: Store, core: Core): Promise
   }
 }
 
-/** One request of each workload, checked, before any load: a broken target must not be "fast". */
-async function sanityCheck(running: Running, paths: string[]): Promise<{ rateLimitHeaders: boolean }> {
-  const { origin, store, target } = running
-  const expect = async (path: string, method: 'GET' | 'POST', status: number, check: (body: unknown) => boolean) => {
-    const answer = await call(origin, path, store.key, method === 'POST' ? { method, body: CREATE_BODY } : {})
-    let body: unknown
-    try {
-      body = JSON.parse(answer.body)
-    } catch {
-      body = undefined
-    }
-    if (answer.status !== status || !check(body))
-      throw new Error(`${target.id}: ${method} ${path} answered ${answer.status} ${answer.body.slice(0, 300)}`)
-    return answer
-  }
-  const isPage = (body: unknown) => Array.isArray(body) && body.length === 20
-  const first = await expect(LIST_PATH, 'GET', 200, isPage)
-  await expect(
-    LIST_STATUS_PATH,
-    'GET',
-    200,
-    (b) => isPage(b) && (target.role === 'ceiling' || (b as Array<{ status: string }>).every((p) => p.status === 'available'))
-  )
-  await expect(paths[paths.length - 1]!, 'GET', 200, Array.isArray)
-  await expect(
-    `/v1/pets/${store.maxId}`,
-    'GET',
-    200,
-    (b) => typeof b === 'object' && b !== null && (target.role === 'ceiling' || String((b as { id: unknown }).id) === String(store.maxId))
-  )
-  await expect('/v1/pets', 'POST', 201, (b) => typeof b === 'object' && b !== null && 'id' in b)
-  await store.trim()
-  return { rateLimitHeaders: first.headers.has('x-ratelimit-limit') }
-}
-
 // ---- the run -------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -344,11 +358,42 @@ async function main(): Promise<void> {
   pinSelf(loadCore)
 
   const runId = `${Date.now().toString(36)}${process.pid.toString(36)}`
-  const startedAt = new Date()
-  const workloads = WORKLOADS.filter((w) => options.workloads.includes(w.id))
   const defer = (cleanup: () => Promise<void>) => {
     cleanups.push(cleanup)
   }
+  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`
+  if (options.cpuMode !== undefined) {
+    const layout = pin ? 'every server pinned to core 0 (taskset -c 0), wrk and the harness to core 1' : 'NOT pinned'
+    await runCpuMode(
+      {
+        ...options.cpuMode,
+        baseline: options.baseline!,
+        rounds: options.rounds,
+        warmupS: options.warmupS,
+        pets: options.scales[0]!,
+        quick: options.quick,
+        outDir: options.outDir
+      },
+      {
+        root: ROOT,
+        runId,
+        load: { connections: options.connections, core: loadCore, realtime },
+        preamble: [
+          `Machine: ${info.cpuModel}, ${info.nproc} CPUs, ${info.memoryGb} GiB, Linux ${info.kernel}, Node ${info.node}, ${wrk}; ` +
+            `load average at start ${info.loadAverageAtStart}`,
+          `Layout: ${layout}; wrk ${realtime ? 'at real-time priority (chrt -f 1)' : 'at normal priority'}, 1 thread, ${options.connections} connections`
+        ],
+        defer,
+        startServer: (target, store) => startServer(target, store, serverCore, []),
+        stopServer,
+        log
+      },
+      command
+    )
+    return
+  }
+  const startedAt = new Date()
+  const workloads = WORKLOADS.filter((w) => options.workloads.includes(w.id))
   const selected = TARGETS.filter((t) => options.targets.includes(t.id))
   const notes: string[] = []
   if (options.baseline !== undefined) {
@@ -464,7 +509,7 @@ async function main(): Promise<void> {
       const pagesFile = join(dir, `${target.id.replace('@', '-')}.pages`)
       writeFileSync(pagesFile, `${paths.join('\n')}\n`)
       const entry = { pets, target, store, child, origin, pagesFile }
-      const { rateLimitHeaders } = await sanityCheck(entry, paths)
+      const { rateLimitHeaders } = await sanityCheck(origin, target, store, paths)
       if (target.role === 'service') {
         const info = infos.get(target.id)!
         info.rateLimitHeaders = (info.rateLimitHeaders ?? true) && rateLimitHeaders
@@ -559,7 +604,7 @@ async function main(): Promise<void> {
   const revisions = compareRevisions(measurements, summaries, targets)
   const checks = verdicts({ summaries, scales, targets, startups, connections: options.connections })
   const kind = options.quick ? 'smoke' : 'full'
-  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`
+
   const naiveSynchronous = options.naiveSynchronous ?? 'NORMAL (better-sqlite3 default under WAL: no fsync per commit)'
   notes.unshift(
     'Ratios are per round (the target against the ceiling or the naive baseline measured seconds apart in the same round), ' +

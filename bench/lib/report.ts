@@ -25,9 +25,9 @@ const ratio = (s: Spread | undefined) => (s === undefined ? '' : times(s.median)
 const withRange = (s: Spread, f: (n: number) => string) => (s.n > 1 ? `${f(s.median)} (${f(s.min)}–${f(s.max)})` : f(s.median))
 const petsLabel = (n: number) => `${n.toLocaleString('en-US')} pets`
 
-type Table = { header: string[]; rows: string[][]; align?: Array<'l' | 'r'> }
+export type Table = { header: string[]; rows: string[][]; align?: Array<'l' | 'r'> }
 
-function text(table: Table): string {
+export function text(table: Table): string {
   const widths = table.header.map((h, i) => Math.max(h.length, ...table.rows.map((r) => (r[i] ?? '').length)))
   const line = (cells: string[]) =>
     cells
@@ -37,7 +37,7 @@ function text(table: Table): string {
   return [line(table.header), widths.map((w) => '-'.repeat(w)).join('  '), ...table.rows.map(line)].join('\n')
 }
 
-function markdown(table: Table): string {
+export function markdown(table: Table): string {
   const line = (cells: string[]) => `| ${cells.map((c) => c.replaceAll('|', '\\|')).join(' | ')} |`
   const rule = `|${table.header
     .map((_, i) => ((table.align?.[i] ?? 'l') === 'r' ? '---:' : '---'))

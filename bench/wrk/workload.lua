@@ -5,6 +5,8 @@
 --                    random-id (GET BENCH_ID_PREFIX .. random integer in 1..BENCH_ID_MAX)
 --   BENCH_METHOD     request method (static mode)
 --   BENCH_BODY       request body, sent as application/json (static mode)
+--   BENCH_STOP_AFTER stop after this many responses: prints "BENCH_DONE" and stops the thread; the
+--                    harness then ends wrk with SIGINT rather than waiting out its duration
 -- done() prints one line "BENCH_RESULT {json}" that the harness parses; latencies in us.
 
 local mode = os.getenv("BENCH_MODE") or "static"
@@ -33,6 +35,19 @@ elseif mode == "random-id" then
   math.randomseed(os.time())
   request = function()
     return wrk.format(nil, prefix .. math.random(1, maxId))
+  end
+end
+
+local stopAfter = tonumber(os.getenv("BENCH_STOP_AFTER") or "")
+if stopAfter then
+  local answered = 0
+  response = function()
+    answered = answered + 1
+    if answered == stopAfter then
+      io.write("BENCH_DONE\n")
+      io.flush()
+      wrk.thread:stop()
+    end
   end
 end
 
