@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Services } from './services.ts'
+import { deferredChildLogger } from './base/deferred-logger.ts'
 import { ApiError } from './domain/api-error.ts'
 import { createApiGuard, type ApiGuard } from './http/hooks/api-guard.ts'
 import { registerParserAnswers, writeClientError } from './http/hooks/parser-errors.ts'
@@ -35,6 +36,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     loggerInstance,
     // One line per request, written by the request log, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    // Most requests write no line: their logger is made when one is written.
+    childLoggerFactory: deferredChildLogger,
     genReqId: requestId,
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: config.timeouts.requestMs,
