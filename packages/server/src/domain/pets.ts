@@ -8,7 +8,7 @@ import {
   type PetStatus
 } from '@animal-store/contract'
 import type { Clock } from '../base/clock.ts'
-import { andThen, type Maybe } from '../base/maybe.ts'
+import { andThen, isPending, type Maybe } from '../base/maybe.ts'
 import type { IdempotencyScope, PetStore, StoredResponse } from '../storage/types.ts'
 import { ApiError } from './api-error.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
@@ -91,6 +91,7 @@ export class PetService {
     }
     const id = parsePositiveInt64(petId)
     if (id === undefined) return existing(undefined, petId)
-    return andThen(this.#store.get(id), (pet) => existing(pet, petId))
+    const pet = this.#store.get(id)
+    return isPending(pet) ? pet.then((found) => existing(found, petId)) : existing(pet, petId)
   }
 }

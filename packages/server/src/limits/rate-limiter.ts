@@ -1,6 +1,6 @@
 import { PLANS, type Limits, type RateLimitStatus } from '@animal-store/contract'
 import type { Clock } from '../base/clock.ts'
-import { andThen, type Maybe } from '../base/maybe.ts'
+import { isPending, type Maybe } from '../base/maybe.ts'
 import { ApiError } from '../domain/api-error.ts'
 import { limitsOf, type KeyLimitState, type KeyUsage } from '../domain/keys.ts'
 import type { UsageRecorder } from '../domain/usage-recorder.ts'
@@ -67,7 +67,7 @@ export class RateLimiter {
       banThreshold: key === undefined ? null : limits.perMinute,
       banMs: this.#banMs
     })
-    return andThen(result, (settled) => this.#decide(key, limits, now, settled))
+    return isPending(result) ? result.then((settled) => this.#decide(key, limits, now, settled)) : this.#decide(key, limits, now, result)
   }
 
   /** The key's use of its windows and its ban, with the headers that describe them; consumes nothing. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { createPet, getPet, listPets, PAGE_LIMIT_DEFAULT, type ListPetsQuery, type NewPet } from '@animal-store/contract'
+import { createPet, getPet, listPets, PAGE_LIMIT_DEFAULT, type ListPetsQuery, type NewPet, type Pet } from '@animal-store/contract'
 import { idempotencyKeyOf } from '../domain/idempotency.ts'
 import type { Created, PetService } from '../domain/pets.ts'
 import type { IdempotencyScope } from '../storage/types.ts'
@@ -26,6 +26,8 @@ function pageBody(request: FastifyRequest, reply: FastifyReply, page: RenderedPa
   reply.type(JSON_TYPE)
   return asRequested(request, reply, listPets.success.schema, page.body)
 }
+
+const petBody = (request: FastifyRequest, reply: FastifyReply, pet: Pet): unknown => asRequested(request, reply, getPet.success.schema, pet)
 
 /** The new pet (serialized by the route's schema), or the first response to replay as it was. */
 function createdBody(reply: FastifyReply, created: Created): unknown {
@@ -54,7 +56,7 @@ export function registerPetRoutes(app: FastifyInstance, { pets, pages, publicBas
     schema: { querystring: listPets.query, response: { [listPets.success.status]: listPets.success.schema } },
     handler: (request, reply) => {
       const { status, cursor, limit = PAGE_LIMIT_DEFAULT } = request.query
-      return respondWhenReady(reply, pages.page({ status, cursor, limit }), (page) => pageBody(request, reply, page))
+      return respondWhenReady(request, reply, pages.page({ status, cursor, limit }), pageBody)
     }
   })
 
@@ -79,7 +81,6 @@ export function registerPetRoutes(app: FastifyInstance, { pets, pages, publicBas
     url: toRoute(getPet.path),
     config: { auth: true, responseHeaders: deprecation },
     schema: { querystring: getPet.query, response: { [getPet.success.status]: getPet.success.schema } },
-    handler: (request, reply) =>
-      respondWhenReady(reply, pets.get(request.params.petId), (pet) => asRequested(request, reply, getPet.success.schema, pet))
+    handler: (request, reply) => respondWhenReady(request, reply, pets.get(request.params.petId), petBody)
   })
 }

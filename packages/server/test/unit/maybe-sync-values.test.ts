@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { andThen } from '../../src/base/maybe.ts'
+import { andThen, isPending } from '../../src/base/maybe.ts'
 
 test('a ready value is continued at once, without a promise', () => {
   const result = andThen(20, (n) => n + 1)
@@ -36,4 +36,10 @@ test('a ready continuation may return a promise, and a throw in it is the caller
       }),
     /refused/
   )
+})
+
+test('isPending tells a promise from a ready value, a ready undefined included', () => {
+  assert.equal(isPending(Promise.resolve(1)), true)
+  assert.equal(isPending(1), false)
+  assert.equal(isPending(undefined), false)
 })

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { andThen, type Maybe } from '../../base/maybe.ts'
+import { isPending, type Maybe } from '../../base/maybe.ts'
 import { ApiError } from '../../domain/api-error.ts'
 import type { RateLimiter, Verdict } from '../../limits/rate-limiter.ts'
 import type { ApiKeyRecord } from '../../storage/types.ts'
@@ -43,8 +43,9 @@ function applyVerdict(reply: FastifyReply, verdict: Verdict): void {
   if (verdict.refusal !== undefined) throw verdict.refusal
 }
 
-/** A route that needs a key refuses a request without a valid one. */
-function requireKey(request: FastifyRequest, auth: AuthResult): void {
+/** The verdict's headers go on the response; then a refusal, or a route that needs a key without one, is thrown. */
+function admitted(request: FastifyRequest, reply: FastifyReply, auth: AuthResult, verdict: Verdict): void {
+  applyVerdict(reply, verdict)
   if (!auth.ok && routeConfigOf(request).auth === true) throw auth.error
 }
 
@@ -69,10 +70,9 @@ export function createApiGuard({ config, authenticator, limiter, speculation }: 
       speculation.holdUntil(request, verdict)
       return undefined
     }
-    return andThen(verdict, (settled) => {
-      applyVerdict(reply, settled)
-      requireKey(request, auth)
-    })
+    if (isPending(verdict)) return verdict.then((settled) => admitted(request, reply, auth, settled))
+    admitted(request, reply, auth, verdict)
+    return undefined
   }
   // The key could not be looked up (its store is unreachable): the 503 says so, and spends
   // neither the key's quota nor the address's, so a paying client is never refused as anonymous.
@@ -83,10 +83,11 @@ export function createApiGuard({ config, authenticator, limiter, speculation }: 
 
   return (request, reply) => {
     if (!isApiPath(request.url)) return undefined
-    return andThen(
-      authenticator.authenticate(request.headers.authorization),
-      (auth) => admit(request, reply, auth),
-      (error) => unchecked(request, reply, error)
+    const auth = authenticator.authenticate(request.headers.authorization)
+    if (!isPending(auth)) return admit(request, reply, auth)
+    return auth.then(
+      (settled) => admit(request, reply, settled),
+      (error: unknown) => unchecked(request, reply, error)
     )
   }
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../../base/clock.ts'
-import { andThen, type Maybe } from '../../base/maybe.ts'
+import { isPending, type Maybe } from '../../base/maybe.ts'
 import { ApiError } from '../../domain/api-error.ts'
 import type { KeyCache } from '../../domain/key-cache.ts'
 import { looksLikeKey } from '../../domain/keys.ts'
@@ -35,7 +35,8 @@ export class Authenticator {
     const secret = match[1]!
     // Only our own key shape is looked up: junk never costs a hash or a query.
     if (!looksLikeKey(secret)) return refuse('the API key is not valid', true)
-    return andThen(this.#keys.find(secret), (found) => this.#check(found))
+    const found = this.#keys.find(secret)
+    return isPending(found) ? found.then((settled) => this.#check(settled)) : this.#check(found)
   }
 
   #check(key: KeyMatch | undefined): AuthResult {

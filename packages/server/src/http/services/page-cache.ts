@@ -1,5 +1,5 @@
 import type { Clock } from '../../base/clock.ts'
-import { andThen, type Maybe } from '../../base/maybe.ts'
+import { andThen, isPending, type Maybe } from '../../base/maybe.ts'
 import type { PageQuery } from '../../domain/pets.ts'
 import type { PetsVersion, PetsVersionToken } from '../../storage/types.ts'
 
@@ -51,10 +51,13 @@ export class CachedPages implements PetPages {
     // The raw cursor is part of the key: only a cursor that decoded once has an entry.
     const key = `${query.limit}|${query.status ?? ''}|${query.cursor ?? ''}`
     // The version is read before the page, so a write during the read leaves the page stale at once.
-    return andThen(this.#version.current(), (version) => {
-      if (version === undefined) return this.#inner.page(query)
-      return this.#get(key, version) ?? andThen(this.#inner.page(query), (page) => this.#set(key, version, page))
-    })
+    const version = this.#version.current()
+    return isPending(version) ? version.then((settled) => this.#page(query, key, settled)) : this.#page(query, key, version)
+  }
+
+  #page(query: PageQuery, key: string, version: PetsVersionToken | undefined): Maybe<RenderedPage> {
+    if (version === undefined) return this.#inner.page(query)
+    return this.#get(key, version) ?? andThen(this.#inner.page(query), (page) => this.#set(key, version, page))
   }
 
   #get(key: string, version: PetsVersionToken): RenderedPage | undefined {
