@@ -1,9 +1,24 @@
-interface Series {
+/** One method and route's observations. */
+export class LatencySeries {
+  readonly #bounds: readonly number[]
   /** The series' labels, rendered once. */
-  labels: string
+  readonly labels: string
   /** Observations per bucket (not cumulative); the last slot counts those above every bound. */
-  counts: number[]
-  sum: number
+  readonly counts: number[]
+  sum = 0
+
+  constructor(bounds: readonly number[], labels: string) {
+    this.#bounds = bounds
+    this.labels = labels
+    this.counts = new Array<number>(bounds.length + 1).fill(0)
+  }
+
+  observe(seconds: number): void {
+    let bucket = 0
+    while (bucket < this.#bounds.length && seconds > this.#bounds[bucket]!) bucket++
+    this.counts[bucket]!++
+    this.sum += seconds
+  }
 }
 
 const escapeLabel = (value: string) => value.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`))
@@ -18,7 +33,8 @@ export class LatencyHistogram {
   readonly #name: string
   readonly #help: string
   readonly #bounds: readonly number[]
-  readonly #series = new Map<string, Series>()
+  /** By route, then method: an observation looks up the strings it has, and builds none. */
+  readonly #series = new Map<string, Map<string, LatencySeries>>()
 
   constructor(name: string, help: string, bounds: readonly number[]) {
     this.#name = name
@@ -27,25 +43,27 @@ export class LatencyHistogram {
   }
 
   observe(method: string, route: string, seconds: number): void {
-    const id = `${method} ${route}`
-    let series = this.#series.get(id)
-    if (series === undefined) {
-      series = {
-        labels: `method="${escapeLabel(method)}",route="${escapeLabel(route)}"`,
-        counts: new Array<number>(this.#bounds.length + 1).fill(0),
-        sum: 0
-      }
-      this.#series.set(id, series)
+    this.series(method, route).observe(seconds)
+  }
+
+  /** The series of a method and route, to observe into without looking it up again. */
+  series(method: string, route: string): LatencySeries {
+    let byMethod = this.#series.get(route)
+    if (byMethod === undefined) {
+      byMethod = new Map()
+      this.#series.set(route, byMethod)
     }
-    let bucket = 0
-    while (bucket < this.#bounds.length && seconds > this.#bounds[bucket]!) bucket++
-    series.counts[bucket]!++
-    series.sum += seconds
+    let series = byMethod.get(method)
+    if (series === undefined) {
+      series = new LatencySeries(this.#bounds, `method="${escapeLabel(method)}",route="${escapeLabel(route)}"`)
+      byMethod.set(method, series)
+    }
+    return series
   }
 
   render(): string {
     const lines = [`# HELP ${this.#name} ${this.#help}`, `# TYPE ${this.#name} histogram`]
-    for (const { labels, counts, sum } of this.#series.values()) {
+    for (const { labels, counts, sum } of [...this.#series.values()].flatMap((byMethod) => [...byMethod.values()])) {
       let cumulative = 0
       this.#bounds.forEach((bound, i) => {
         cumulative += counts[i]!

@@ -3,12 +3,9 @@ import type { Clock } from '../../base/clock.ts'
 import type { WindowName } from '../../domain/rate-limit-policy.ts'
 import type { FallbackEvents } from '../../limits/types.ts'
 import type { RateLimitObserver } from '../../limits/rate-limiter.ts'
-import { LatencyHistogram } from './latency-histogram.ts'
+import { LatencyHistogram, type LatencySeries } from './latency-histogram.ts'
 
-/**
- * Counts taken on the hot path as plain numbers, by an id that spells out the labels, and
- * handed to prom-client when /metrics is scraped (the labels are rebuilt from the id then).
- */
+/** Counts taken on the hot path as plain numbers, by plan, and handed to prom-client when /metrics is scraped. */
 class PendingCounts {
   readonly #pending = new Map<string, number>()
 
@@ -22,11 +19,17 @@ class PendingCounts {
   }
 }
 
+/** One method and route: its requests since the last scrape by status, and its latency series. */
+interface RouteRecord {
+  latency: LatencySeries
+  statuses: Map<number, number>
+}
+
 /** The service's Prometheus metrics, in a registry of its own so several apps can live in one process (tests). */
 export class Metrics implements RateLimitObserver {
   readonly registry = new Registry()
-  /** By `<method> <route> <status>`: none of them holds a space. */
-  readonly #requestCounts = new PendingCounts()
+  /** By route, then method: a request looks up the strings it has and builds none. */
+  readonly #routes = new Map<string, Map<string, RouteRecord>>()
   /** By plan. */
   readonly #allowedCounts = new PendingCounts()
   readonly #requests = new Counter({
@@ -34,11 +37,13 @@ export class Metrics implements RateLimitObserver {
     help: 'HTTP requests by route, method and status',
     labelNames: ['method', 'route', 'status'] as const,
     registers: [this.registry],
-    collect: () =>
-      this.#requestCounts.flush((id, count) => {
-        const [method, route, status] = id.split(' ')
-        this.#requests.inc({ method, route, status: Number(status) }, count)
-      })
+    collect: () => {
+      for (const [route, byMethod] of this.#routes)
+        for (const [method, { statuses }] of byMethod) {
+          for (const [status, count] of statuses) this.#requests.inc({ method, route, status }, count)
+          statuses.clear()
+        }
+    }
   })
   readonly #duration = new LatencyHistogram(
     'http_request_duration_seconds',
@@ -101,8 +106,20 @@ export class Metrics implements RateLimitObserver {
 
   /** Counts a finished request and its latency, by route (`unmatched` when no route matched). */
   record(method: string, route: string, status: number, elapsedMs: number): void {
-    this.#requestCounts.add(`${method} ${route} ${status}`)
-    this.#duration.observe(method, route, elapsedMs / 1000)
+    const record = this.#routes.get(route)?.get(method) ?? this.#newRoute(method, route)
+    record.statuses.set(status, (record.statuses.get(status) ?? 0) + 1)
+    record.latency.observe(elapsedMs / 1000)
+  }
+
+  #newRoute(method: string, route: string): RouteRecord {
+    let byMethod = this.#routes.get(route)
+    if (byMethod === undefined) {
+      byMethod = new Map()
+      this.#routes.set(route, byMethod)
+    }
+    const record = { latency: this.#duration.series(method, route), statuses: new Map<number, number>() }
+    byMethod.set(method, record)
+    return record
   }
 
   /** A request the rate limiter let through (the hot path's one decision, counted cheaply). */
