@@ -42,15 +42,40 @@ export function blockingWindow([minute, day]: [WindowState, WindowState]): Windo
 /** One window of the IETF `RateLimit` field: its remaining requests and the seconds until it ends. */
 const rateLimitItem = (w: WindowState, now: number) => `"${w.name}";r=${remaining(w)};t=${secondsUntil(w.endsAt, now)}`
 
+/** The text of a pair of limits that every response under them repeats. */
+interface PolicyText {
+  policy: string
+  minuteLimit: string
+  dayLimit: string
+}
+
+/** By limit per minute, then per day: spelled once per pair (the plans' and the keys' overrides, so bounded by the keys). */
+const policyTexts = new Map<number, Map<number, PolicyText>>()
+
+function policyText(perMinute: number, perDay: number): PolicyText {
+  let byDay = policyTexts.get(perMinute)
+  if (byDay === undefined) {
+    byDay = new Map()
+    policyTexts.set(perMinute, byDay)
+  }
+  let text = byDay.get(perDay)
+  if (text === undefined) {
+    text = { policy: `"minute";q=${perMinute};w=60, "day";q=${perDay};w=86400`, minuteLimit: String(perMinute), dayLimit: String(perDay) }
+    byDay.set(perDay, text)
+  }
+  return text
+}
+
 /** X-RateLimit-* and the IETF RateLimit-Policy / RateLimit fields (draft-ietf-httpapi-ratelimit-headers-10). */
 export function rateLimitHeaders(windows: [WindowState, WindowState], now: number): Record<string, string> {
   const inForce = windowInForce(windows)
   const [minute, day] = windows
+  const text = policyText(minute.limit, day.limit)
   return {
-    'x-ratelimit-limit': String(inForce.limit),
+    'x-ratelimit-limit': inForce === minute ? text.minuteLimit : text.dayLimit,
     'x-ratelimit-remaining': String(remaining(inForce)),
     'x-ratelimit-reset': String(Math.ceil(inForce.endsAt / 1000)),
-    'ratelimit-policy': `"minute";q=${minute.limit};w=60, "day";q=${day.limit};w=86400`,
+    'ratelimit-policy': text.policy,
     ratelimit: `${rateLimitItem(minute, now)}, ${rateLimitItem(day, now)}`
   }
 }

@@ -53,7 +53,10 @@ function unknownParameter(schema: ObjectSchema, name: string): string {
  */
 function decodeQuery(schema: ObjectSchema, query: Record<string, unknown>): Record<string, unknown> | string {
   const out: Record<string, unknown> = {}
-  for (const [name, raw] of Object.entries(query)) {
+  // for-in, not Object.entries: no array per request (the parser's object has no enumerable prototype keys).
+  for (const name in query) {
+    if (!Object.hasOwn(query, name)) continue
+    const raw = query[name]
     if (!Object.hasOwn(schema.properties, name)) return unknownParameter(schema, name)
     if (Array.isArray(raw)) return `${name} must be given at most once`
     const property = schema.properties[name]
