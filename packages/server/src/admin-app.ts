@@ -3,16 +3,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { ADMIN_BASE_PATH } from '@animal-store/contract'
 import type { Services } from './services.ts'
 import { ApiError } from './domain/api-error.ts'
-import { registerErrorHandling } from './http/hooks/errors.ts'
-import { registerJsonBody } from './http/hooks/json-body.ts'
 import { closeAfterAnswer, hasUnreadBody } from './http/hooks/lingering-close.ts'
-import { listenerOptions } from './http/hooks/listener-options.ts'
-import { AllowedMethods } from './http/hooks/method-not-allowed.ts'
+import { listenerOptions, registerListenerHandling } from './http/hooks/listener.ts'
 import { createOperatorGuard } from './http/hooks/operator-guard.ts'
 import { registerOperatorLog } from './http/hooks/operator-log.ts'
-import { registerParserAnswers } from './http/hooks/parser-errors.ts'
 import { commonHeaders, missingHost } from './http/hooks/request-context.ts'
-import { registerSchemaCompilers } from './http/hooks/validation.ts'
 import { OperatorAuthenticator } from './http/services/operator-authenticator.ts'
 import { SignInLimit } from './http/services/sign-in-limit.ts'
 import { registerAuditRoutes } from './routes/admin/audit.ts'
@@ -37,12 +32,7 @@ export async function buildAdminApp(services: Services, options: AdminAppOptions
   const { config, logger } = services
   const loggerInstance: FastifyBaseLogger = logger
   const app: FastifyInstance = Fastify(listenerOptions(config, loggerInstance, async (request, reply) => commonHeaders(request, reply)))
-  registerParserAnswers(app.server)
-  registerSchemaCompilers(app)
-  registerJsonBody(app)
-  const allowedMethods = new AllowedMethods()
-  allowedMethods.learnRoutes(app)
-  registerErrorHandling(app, allowedMethods)
+  registerListenerHandling(app)
   app.decorateRequest('routeConfig', undefined)
   app.decorateRequest('signedIn', undefined)
 

@@ -3,17 +3,12 @@ import type { Services } from './services.ts'
 import { deferredChildLogger } from './base/deferred-logger.ts'
 import { ApiError } from './domain/api-error.ts'
 import { createApiGuard, type ApiGuard } from './http/hooks/api-guard.ts'
-import { registerParserAnswers } from './http/hooks/parser-errors.ts'
-import { registerErrorHandling } from './http/hooks/errors.ts'
 import { registerHeldResponses } from './http/hooks/held-responses.ts'
-import { registerJsonBody } from './http/hooks/json-body.ts'
 import { closeAfterAnswer, hasUnreadBody } from './http/hooks/lingering-close.ts'
-import { listenerOptions } from './http/hooks/listener-options.ts'
-import { AllowedMethods } from './http/hooks/method-not-allowed.ts'
+import { listenerOptions, registerListenerHandling } from './http/hooks/listener.ts'
 import { commonHeaders, missingHost } from './http/hooks/request-context.ts'
 import { registerRequestLog } from './http/hooks/request-log.ts'
 import { registerTracing } from './http/hooks/tracing.ts'
-import { registerSchemaCompilers } from './http/hooks/validation.ts'
 import { registerWriteCoalescing } from './http/hooks/write-coalescing.ts'
 import { registerDocs } from './routes/docs.ts'
 import { registerHealth } from './routes/health.ts'
@@ -42,12 +37,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     childLoggerFactory: deferredChildLogger
   })
 
-  registerParserAnswers(app.server)
-  registerSchemaCompilers(app)
-  registerJsonBody(app)
-  const allowedMethods = new AllowedMethods()
-  allowedMethods.learnRoutes(app)
-  registerErrorHandling(app, allowedMethods)
+  registerListenerHandling(app)
   // Declared up front so every request object has the same shape.
   app.decorateRequest('auth', undefined)
   app.decorateRequest('routeConfig', undefined)

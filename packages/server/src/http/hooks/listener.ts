@@ -1,9 +1,11 @@
-import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify'
+import { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Config } from '../../config.ts'
-import { frameworkErrorHandler } from './errors.ts'
-import { BODY_LIMIT_BYTES } from './json-body.ts'
-import { writeClientError } from './parser-errors.ts'
+import { frameworkErrorHandler, registerErrorHandling } from './errors.ts'
+import { BODY_LIMIT_BYTES, registerJsonBody } from './json-body.ts'
+import { AllowedMethods } from './method-not-allowed.ts'
+import { registerParserAnswers, writeClientError } from './parser-errors.ts'
 import { requestId } from './request-context.ts'
+import { registerSchemaCompilers } from './validation.ts'
 
 /**
  * The Fastify options of the public and the operator listener alike: the same deadlines, body
@@ -36,4 +38,17 @@ export function listenerOptions(
     // Long ids must reach the handler (a 404 with the listener's headers), not stop in the router.
     routerOptions: { maxParamLength: 2048 }
   }
+}
+
+/**
+ * What both listeners register first, so they answer alike: Node's parser errors, validation,
+ * the JSON body, 405s with Allow, and the Error body of every failure.
+ */
+export function registerListenerHandling(app: FastifyInstance): void {
+  registerParserAnswers(app.server)
+  registerSchemaCompilers(app)
+  registerJsonBody(app)
+  const allowedMethods = new AllowedMethods()
+  allowedMethods.learnRoutes(app)
+  registerErrorHandling(app, allowedMethods)
 }
