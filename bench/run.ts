@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util'
 import { collectPages, freePort, waitFor200 } from './lib/http.ts'
 import { canPin, canRunRealtime, killAllChildren, pinSelf, startChild, stopChild, type Child, type Core } from './lib/processes.ts'
 import { renderMarkdown, renderText, type Report } from './lib/report.ts'
+import { writeResultFiles } from './lib/result-files.ts'
 import { runCpuMode } from './lib/cpu-mode.ts'
 import { compareRevisions, compareScales, summarize, verdicts, type Measurement, type Startup, type TargetInfo } from './lib/results.ts'
 import { prepareWorktree, resolveRevision, revisionName, type Revision } from './lib/revision.ts'
@@ -646,15 +647,7 @@ async function main(): Promise<void> {
   }
   const textReport = renderText(report)
   process.stdout.write(`\n${textReport}`)
-  mkdirSync(options.outDir, { recursive: true })
-  const jsonPath = join(options.outDir, `${kind}.json`)
-  const mdPath = join(options.outDir, `${kind}.md`)
-  const results = {
-    kind,
-    title: report.title,
-    command,
-    startedAt: startedAt.toISOString(),
-    finishedAt: new Date().toISOString(),
+  const body = {
     machine: info,
     settings: { ...options, pinned: pin, outDir: undefined },
     workloads,
@@ -667,8 +660,12 @@ async function main(): Promise<void> {
     verdicts: checks,
     notes
   }
-  writeFileSync(jsonPath, `${JSON.stringify(results, null, 2)}\n`)
-  writeFileSync(mdPath, renderMarkdown(report))
+  const { jsonPath, mdPath } = writeResultFiles(
+    options.outDir,
+    { kind, title: report.title, command, startedAt },
+    body,
+    renderMarkdown(report)
+  )
   const profiles = options.profile ? `; CPU profiles in ${relative(process.cwd(), profileDir)}` : ''
   log(`\nbench: wrote ${relative(process.cwd(), jsonPath)} and ${relative(process.cwd(), mdPath)}${profiles}`)
 }

@@ -1,7 +1,7 @@
 // `npm run bench -- --cpu --baseline-rev REV`: the embedded service of this checkout against the
 // service at REV by the CPU time its server process spends per request (see cpu-ab.ts), over
 // many short alternating rounds, with several servers per build. Servers run on core 0, wrk on core 1.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LOSS_BELOW } from './ab-stats.ts'
@@ -9,6 +9,7 @@ import { alternate, measureRun, probe, summarizeAb, usPerRequest, type AbServer,
 import { renderCpuMarkdown, renderCpuText, type CpuReport } from './cpu-report.ts'
 import { collectPages, waitFor200 } from './http.ts'
 import type { Child } from './processes.ts'
+import { writeResultFiles } from './result-files.ts'
 import { prepareWorktree, revisionName, type Revision } from './revision.ts'
 import { sanityCheck } from './sanity.ts'
 import { baselineTargets, checkoutAt, SERVICE_BIN_PATH, TARGETS, type Store, type Target } from './targets.ts'
@@ -165,16 +166,8 @@ export async function runCpuMode(options: CpuModeOptions, harness: Harness, comm
     ]
   }
   process.stdout.write(`\n${renderCpuText(report)}`)
-  mkdirSync(options.outDir, { recursive: true })
-  const jsonPath = join(options.outDir, `${kind}.json`)
-  const mdPath = join(options.outDir, `${kind}.md`)
   const { baseline: _revision, ...settings } = options
-  const results = {
-    kind,
-    title: report.title,
-    command,
-    startedAt: startedAt.toISOString(),
-    finishedAt: new Date().toISOString(),
+  const body = {
     preamble: report.preamble,
     settings: { ...settings, outDir: undefined, load },
     revision: baseline,
@@ -185,7 +178,11 @@ export async function runCpuMode(options: CpuModeOptions, harness: Harness, comm
     runs,
     notes: report.notes
   }
-  writeFileSync(jsonPath, `${JSON.stringify(results, null, 2)}\n`)
-  writeFileSync(mdPath, renderCpuMarkdown(report))
+  const { jsonPath, mdPath } = writeResultFiles(
+    options.outDir,
+    { kind, title: report.title, command, startedAt },
+    body,
+    renderCpuMarkdown(report)
+  )
   log(`\nbench: wrote ${jsonPath} and ${mdPath}`)
 }

@@ -71,14 +71,24 @@ export const ERROR_EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   unavailable: 'the database is unreachable; retry after 1 second'
 }
 
-export const ErrorCodeSchema = Type.Enum(ERROR_CODES, { description: 'Machine-readable error code' })
+/**
+ * The `ErrorCode` enum and the Error body of a listener that answers with `codes`: the public and
+ * the operator listener answer errors in one shape and differ only in their codes.
+ */
+export function errorSchemas<Code extends string>(codes: readonly Code[]) {
+  const code = Type.Enum(codes, { description: 'Machine-readable error code' })
+  const body = Type.Object(
+    {
+      code,
+      message: Type.String({ description: 'Human-readable description', maxLength: 2000, pattern: '\\S' }),
+      status: Type.Integer({ description: 'The HTTP status code', format: 'int32', minimum: 400, maximum: 599 })
+    },
+    { additionalProperties: false }
+  )
+  return { code, body }
+}
 
-export const ErrorBody = Type.Object(
-  {
-    code: ErrorCodeSchema,
-    message: Type.String({ description: 'Human-readable description', maxLength: 2000, pattern: '\\S' }),
-    status: Type.Integer({ description: 'The HTTP status code', format: 'int32', minimum: 400, maximum: 599 })
-  },
-  { additionalProperties: false }
-)
+const PUBLIC_ERROR_SCHEMAS = errorSchemas(ERROR_CODES)
+export const ErrorCodeSchema = PUBLIC_ERROR_SCHEMAS.code
+export const ErrorBody = PUBLIC_ERROR_SCHEMAS.body
 export type ErrorBody = Static<typeof ErrorBody>

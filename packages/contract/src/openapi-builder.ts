@@ -17,24 +17,32 @@ interface ErrorTable<Code extends string> {
  */
 export interface DocumentProfile<Code extends string> {
   operations: readonly OperationSpec<Code>[]
-  /** Named schemas, referenced by `$ref` wherever the same object appears. */
+  /** Named schemas, referenced by `$ref` wherever the same object appears; `Error` and `ErrorCode` follow them. */
   components: Record<string, TSchema>
   /** Components with int64 inside, described again with int64 as strings (`<Name>IEEE754`) under that media type. */
   int64Components?: ReadonlySet<TSchema>
-  /** The Error body schema of this document's answers. */
-  errorBody: TSchema
+  /** This document's `ErrorCode` enum and Error body (errorSchemas of its codes). */
+  errorSchemas: { code: TSchema; body: TSchema }
   errors: ErrorTable<Code>
   /** Codes every operation can answer with, unless it names them in `never`. */
   commonErrors: readonly Code[]
   /** Headers on every response, success and error alike. */
   everyResponseHeaders: readonly ResponseHeaderName[]
-  /** Headers an error response of this status carries beyond those. */
-  errorHeaders(status: number): ResponseHeaderName[]
-  /** The document's fixed parts: info, servers, security, tags, components.securitySchemes and extensions. */
-  frame: Record<string, unknown>
-  /** Added to `components` (e.g. `securitySchemes`, `x-error-codes`). */
-  componentExtras: Record<string, unknown>
+  /** The API's version, which the document describes. */
+  version: string
+  /** What the document says of itself; its version and licence are added. */
+  info: { title: string; contact: { name: string; email: string; url: string }; description: string }
+  servers: readonly Record<string, unknown>[]
+  security: readonly Record<string, string[]>[]
+  tags: readonly { name: string; description: string }[]
+  securitySchemes: Record<string, unknown>
 }
+
+const LICENSE = { name: 'Apache-2.0', identifier: 'Apache-2.0' }
+
+/** Headers an error response of this status carries beyond everyResponseHeaders: both listeners answer errors through the same hooks. */
+const errorHeaders = (status: number): ResponseHeaderName[] =>
+  status === 429 || status === 503 ? ['Retry-After'] : status === 401 ? ['WWW-Authenticate'] : []
 
 /** One example Error body per code the status can carry, named by the code. */
 function examplesOfErrors<Code extends string>(
@@ -52,9 +60,14 @@ function examplesOfErrors<Code extends string>(
 /** Builds an OpenAPI 3.1 document from a profile. */
 export function buildDocument<Code extends string>(profile: DocumentProfile<Code>): Record<string, unknown> {
   const int64 = profile.int64Components ?? new Set<TSchema>()
+  const components: Record<string, TSchema> = {
+    ...profile.components,
+    Error: profile.errorSchemas.body,
+    ErrorCode: profile.errorSchemas.code
+  }
 
   const ref = (node: Record<string, unknown>, except: TSchema | undefined, strings: boolean) => {
-    for (const [name, schema] of Object.entries(profile.components)) {
+    for (const [name, schema] of Object.entries(components)) {
       if (node === schema && node !== except)
         return { $ref: `#/components/schemas/${name}${strings && int64.has(schema) ? 'IEEE754' : ''}` }
     }
@@ -121,12 +134,12 @@ export function buildDocument<Code extends string>(profile: DocumentProfile<Code
       }
     }
     for (const [status, codes] of statusesOf(errorCodesIn(op, profile.commonErrors), profile.errors.status)) {
-      const extra = profile.errorHeaders(status)
+      const extra = errorHeaders(status)
       if (op.deprecated !== undefined) extra.push('Deprecation', 'Sunset')
       responses[status] = {
         description: codes.map((code) => `\`${code}\`: ${profile.errors.descriptions[code]}`).join('; '),
         headers: headersOf([...extra, ...profile.everyResponseHeaders]),
-        content: contentOf(profile.errorBody, undefined, examplesOfErrors(codes, profile.errors))
+        content: contentOf(profile.errorSchemas.body, undefined, examplesOfErrors(codes, profile.errors))
       }
     }
     return responses
@@ -151,13 +164,17 @@ export function buildDocument<Code extends string>(profile: DocumentProfile<Code
     paths[op.path] ??= {}
     paths[op.path]![op.method.toLowerCase()] = operationOf(op)
   }
-  const { components: frameComponents, ...frame } = profile.frame as { components?: Record<string, unknown> }
-  const named = Object.entries(profile.components)
+  const named = Object.entries(components)
+  const { title, contact, description } = profile.info
   return {
-    ...frame,
+    openapi: '3.1.0',
+    info: { title, version: profile.version, license: LICENSE, contact, description },
+    servers: profile.servers,
+    security: profile.security,
+    tags: profile.tags,
     paths,
     components: {
-      ...frameComponents,
+      securitySchemes: profile.securitySchemes,
       schemas: Object.fromEntries(
         named
           .map(([name, schema]): [string, unknown] => [name, schemaOf(schema, schema)])
@@ -165,7 +182,9 @@ export function buildDocument<Code extends string>(profile: DocumentProfile<Code
             named.filter(([, schema]) => int64.has(schema)).map(([name, schema]) => [`${name}IEEE754`, schemaOf(schema, schema, true)])
           )
       ),
-      ...profile.componentExtras
+      'x-error-codes': Object.fromEntries(
+        Object.keys(profile.errors.status).map((code) => [code, profile.errors.descriptions[code as Code]])
+      )
     }
   }
 }

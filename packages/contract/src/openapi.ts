@@ -1,5 +1,5 @@
 import type { TSchema } from 'typebox'
-import { ERROR_CODES, ERROR_DESCRIPTIONS, ERROR_EXAMPLE_MESSAGES, ERROR_STATUS, ErrorBody, ErrorCodeSchema } from './errors.ts'
+import { ERROR_DESCRIPTIONS, ERROR_EXAMPLE_MESSAGES, ERROR_STATUS, ErrorBody, ErrorCodeSchema } from './errors.ts'
 import { RATE_LIMIT_HEADERS } from './headers.ts'
 import { buildDocument } from './openapi-builder.ts'
 import { COMMON_ERRORS, OPERATIONS } from './operations.ts'
@@ -21,9 +21,7 @@ const COMPONENTS: Record<string, TSchema> = {
   Pets,
   PetStatus,
   RateLimitStatus,
-  RateLimitWindow,
-  Error: ErrorBody,
-  ErrorCode: ErrorCodeSchema
+  RateLimitWindow
 }
 
 /** The public API's errors: what its documents say of each code. */
@@ -38,36 +36,28 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
     operations: OPERATIONS,
     components: COMPONENTS,
     int64Components: new Set<TSchema>([Pet, NewPet, Pets]),
-    errorBody: ErrorBody,
+    errorSchemas: { code: ErrorCodeSchema, body: ErrorBody },
     errors: PUBLIC_ERRORS,
     commonErrors: COMMON_ERRORS,
     everyResponseHeaders: [...RATE_LIMIT_HEADERS, 'X-Request-Id'],
-    errorHeaders: (status) => (status === 429 || status === 503 ? ['Retry-After'] : status === 401 ? ['WWW-Authenticate'] : []),
-    frame: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Animal Store API',
-        version: API_VERSION,
-        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
-        contact: { name: 'Animal Store API support', email: 'api@animal-store.example', url: 'https://animal-store.example/support' },
-        description:
-          'List, add and (deprecated) get the animals of a store. Every operation needs `Authorization: Bearer <API key>`. ' +
-          'Rate limits by plan are reported on every response; see the error codes in `ErrorCode`. ' +
-          'Int64 values beyond 2^53 are exact JSON numbers; a client whose JSON parser rounds them asks for them as strings ' +
-          'with `Accept` (and `Content-Type`) `application/json;IEEE754Compatible=true`.'
-      },
-      servers,
-      security: [{ bearerAuth: [] }],
-      tags: [
-        { name: 'Pets', description: 'The animals of the store' },
-        { name: 'Rate limits', description: "The caller's own use of its plan" }
-      ],
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (`as_live_...`) created with `animal-store keys create`' }
-        }
-      }
+    version: API_VERSION,
+    info: {
+      title: 'Animal Store API',
+      contact: { name: 'Animal Store API support', email: 'api@animal-store.example', url: 'https://animal-store.example/support' },
+      description:
+        'List, add and (deprecated) get the animals of a store. Every operation needs `Authorization: Bearer <API key>`. ' +
+        'Rate limits by plan are reported on every response; see the error codes in `ErrorCode`. ' +
+        'Int64 values beyond 2^53 are exact JSON numbers; a client whose JSON parser rounds them asks for them as strings ' +
+        'with `Accept` (and `Content-Type`) `application/json;IEEE754Compatible=true`.'
     },
-    componentExtras: { 'x-error-codes': Object.fromEntries(ERROR_CODES.map((code) => [code, ERROR_DESCRIPTIONS[code]])) }
+    servers,
+    security: [{ bearerAuth: [] }],
+    tags: [
+      { name: 'Pets', description: 'The animals of the store' },
+      { name: 'Rate limits', description: "The caller's own use of its plan" }
+    ],
+    securitySchemes: {
+      bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (`as_live_...`) created with `animal-store keys create`' }
+    }
   })
 }

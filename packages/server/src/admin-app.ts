@@ -1,17 +1,13 @@
 import type { AddressInfo } from 'node:net'
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { ADMIN_BASE_PATH } from '@animal-store/contract'
 import type { Services } from './services.ts'
 import { ApiError } from './domain/api-error.ts'
-import { frameworkErrorHandler, registerErrorHandling } from './http/hooks/errors.ts'
-import { BODY_LIMIT_BYTES, registerJsonBody } from './http/hooks/json-body.ts'
 import { closeAfterAnswer, hasUnreadBody } from './http/hooks/lingering-close.ts'
-import { AllowedMethods } from './http/hooks/method-not-allowed.ts'
+import { listenerOptions, registerListenerHandling } from './http/hooks/listener.ts'
 import { createOperatorGuard } from './http/hooks/operator-guard.ts'
 import { registerOperatorLog } from './http/hooks/operator-log.ts'
-import { registerParserAnswers, writeClientError } from './http/hooks/parser-errors.ts'
-import { commonHeaders, missingHost, requestId } from './http/hooks/request-context.ts'
-import { registerSchemaCompilers } from './http/hooks/validation.ts'
+import { commonHeaders, missingHost } from './http/hooks/request-context.ts'
 import { OperatorAuthenticator } from './http/services/operator-authenticator.ts'
 import { SignInLimit } from './http/services/sign-in-limit.ts'
 import { registerAuditRoutes } from './routes/admin/audit.ts'
@@ -35,29 +31,8 @@ export interface AdminAppOptions {
 export async function buildAdminApp(services: Services, options: AdminAppOptions = {}): Promise<FastifyInstance> {
   const { config, logger } = services
   const loggerInstance: FastifyBaseLogger = logger
-  const app: FastifyInstance = Fastify({
-    loggerInstance,
-    logController: new LogController({ disableRequestLogging: true }),
-    genReqId: requestId,
-    bodyLimit: BODY_LIMIT_BYTES,
-    requestTimeout: config.timeouts.requestMs,
-    keepAliveTimeout: config.timeouts.keepAliveMs,
-    http: {
-      headersTimeout: config.timeouts.headersMs,
-      connectionsCheckingInterval: Math.min(1000, config.timeouts.headersMs),
-      requireHostHeader: false
-    },
-    return503OnClosing: false,
-    clientErrorHandler: writeClientError,
-    frameworkErrors: frameworkErrorHandler(async (request, reply) => commonHeaders(request, reply)),
-    routerOptions: { maxParamLength: 2048 }
-  })
-  registerParserAnswers(app.server)
-  registerSchemaCompilers(app)
-  registerJsonBody(app)
-  const allowedMethods = new AllowedMethods()
-  allowedMethods.learnRoutes(app)
-  registerErrorHandling(app, allowedMethods)
+  const app: FastifyInstance = Fastify(listenerOptions(config, loggerInstance, async (request, reply) => commonHeaders(request, reply)))
+  registerListenerHandling(app)
   app.decorateRequest('routeConfig', undefined)
   app.decorateRequest('signedIn', undefined)
 

@@ -1,18 +1,14 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Services } from './services.ts'
 import { deferredChildLogger } from './base/deferred-logger.ts'
 import { ApiError } from './domain/api-error.ts'
 import { createApiGuard, type ApiGuard } from './http/hooks/api-guard.ts'
-import { registerParserAnswers, writeClientError } from './http/hooks/parser-errors.ts'
-import { frameworkErrorHandler, registerErrorHandling } from './http/hooks/errors.ts'
 import { registerHeldResponses } from './http/hooks/held-responses.ts'
-import { BODY_LIMIT_BYTES, registerJsonBody } from './http/hooks/json-body.ts'
 import { closeAfterAnswer, hasUnreadBody } from './http/hooks/lingering-close.ts'
-import { AllowedMethods } from './http/hooks/method-not-allowed.ts'
-import { commonHeaders, missingHost, requestId } from './http/hooks/request-context.ts'
+import { listenerOptions, registerListenerHandling } from './http/hooks/listener.ts'
+import { commonHeaders, missingHost } from './http/hooks/request-context.ts'
 import { registerRequestLog } from './http/hooks/request-log.ts'
 import { registerTracing } from './http/hooks/tracing.ts'
-import { registerSchemaCompilers } from './http/hooks/validation.ts'
 import { registerWriteCoalescing } from './http/hooks/write-coalescing.ts'
 import { registerDocs } from './routes/docs.ts'
 import { registerHealth } from './routes/health.ts'
@@ -33,38 +29,15 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   // Bound once the guard exists; routing failures arrive before any hook runs.
   let guard: ApiGuard = () => undefined
   const app: FastifyInstance = Fastify({
-    loggerInstance,
-    // One line per request, written by the request log, instead of Fastify's two.
-    logController: new LogController({ disableRequestLogging: true }),
-    // Most requests write no line: their logger is made when one is written.
-    childLoggerFactory: deferredChildLogger,
-    genReqId: requestId,
-    bodyLimit: BODY_LIMIT_BYTES,
-    requestTimeout: config.timeouts.requestMs,
-    keepAliveTimeout: config.timeouts.keepAliveMs,
-    // Node checks those deadlines on this interval (30 s by default): check often enough to honour them.
-    // Node answers a missing Host with a bare 400; the onRequest hook answers it with an Error body.
-    http: {
-      headersTimeout: config.timeouts.headersMs,
-      connectionsCheckingInterval: Math.min(1000, config.timeouts.headersMs),
-      requireHostHeader: false
-    },
-    return503OnClosing: false,
-    clientErrorHandler: writeClientError,
-    frameworkErrors: frameworkErrorHandler(async (request, reply) => {
+    ...listenerOptions(config, loggerInstance, async (request, reply) => {
       commonHeaders(request, reply)
       await guard(request, reply)
     }),
-    // Long ids must reach the handler (a 404 with rate-limit headers), not stop in the router.
-    routerOptions: { maxParamLength: 2048 }
+    // Most requests write no line: their logger is made when one is written.
+    childLoggerFactory: deferredChildLogger
   })
 
-  registerParserAnswers(app.server)
-  registerSchemaCompilers(app)
-  registerJsonBody(app)
-  const allowedMethods = new AllowedMethods()
-  allowedMethods.learnRoutes(app)
-  registerErrorHandling(app, allowedMethods)
+  registerListenerHandling(app)
   // Declared up front so every request object has the same shape.
   app.decorateRequest('auth', undefined)
   app.decorateRequest('routeConfig', undefined)

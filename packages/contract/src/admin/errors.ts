@@ -1,5 +1,5 @@
-import Type, { type Static } from 'typebox'
-import { ERROR_DESCRIPTIONS, ERROR_EXAMPLE_MESSAGES, ERROR_STATUS } from '../errors.ts'
+import type { Static } from 'typebox'
+import { ERROR_DESCRIPTIONS, ERROR_EXAMPLE_MESSAGES, ERROR_STATUS, errorSchemas } from '../errors.ts'
 
 /**
  * The operator API's codes: the public API's, plus `forbidden` (a viewer's write). One table for
@@ -28,14 +28,7 @@ export const OPERATOR_ERROR_EXAMPLE_MESSAGES: Record<OperatorErrorCode, string> 
   rate_limited: 'too many failed sign-ins from this address; retry after 42 seconds'
 }
 
-export const OperatorErrorCodeSchema = Type.Enum(OPERATOR_ERROR_CODES, { description: 'Machine-readable error code' })
-
-export const OperatorErrorBody = Type.Object(
-  {
-    code: OperatorErrorCodeSchema,
-    message: Type.String({ description: 'Human-readable description', maxLength: 2000, pattern: '\\S' }),
-    status: Type.Integer({ description: 'The HTTP status code', format: 'int32', minimum: 400, maximum: 599 })
-  },
-  { additionalProperties: false }
-)
+const OPERATOR_ERROR_SCHEMAS = errorSchemas(OPERATOR_ERROR_CODES)
+export const OperatorErrorCodeSchema = OPERATOR_ERROR_SCHEMAS.code
+export const OperatorErrorBody = OPERATOR_ERROR_SCHEMAS.body
 export type OperatorErrorBody = Static<typeof OperatorErrorBody>

@@ -4,7 +4,6 @@ import { API_VERSION } from '../openapi.ts'
 import { PLAN_NAMES } from '../plans.ts'
 import { AuditEvent, AuditEvents } from './audit.ts'
 import {
-  OPERATOR_ERROR_CODES,
   OPERATOR_ERROR_DESCRIPTIONS,
   OPERATOR_ERROR_EXAMPLE_MESSAGES,
   OPERATOR_ERROR_STATUS,
@@ -34,9 +33,7 @@ const COMPONENTS: Record<string, TSchema> = {
   TopKeys,
   AuditEvent,
   AuditEvents,
-  Operator,
-  Error: OperatorErrorBody,
-  ErrorCode: OperatorErrorCodeSchema
+  Operator
 }
 
 const OPERATOR_ERRORS = {
@@ -50,42 +47,34 @@ export function buildAdminOpenApi(options: { adminBaseUrl: string }): Record<str
   return buildDocument({
     operations: ADMIN_OPERATIONS,
     components: COMPONENTS,
-    errorBody: OperatorErrorBody,
+    errorSchemas: { code: OperatorErrorCodeSchema, body: OperatorErrorBody },
     errors: OPERATOR_ERRORS,
     commonErrors: ADMIN_COMMON_ERRORS,
     everyResponseHeaders: ['Cache-Control', 'X-Request-Id'],
-    errorHeaders: (status) => (status === 429 || status === 503 ? ['Retry-After'] : status === 401 ? ['WWW-Authenticate'] : []),
-    frame: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Animal Store operator API',
-        version: API_VERSION,
-        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
-        contact: { name: 'Animal Store operations', email: 'ops@animal-store.example', url: 'https://animal-store.example/support' },
-        description:
-          'For the people who run the service: API keys, their usage over time by outcome, bans and the audit log. ' +
-          'Served on its own listener (`ADMIN_HOST`:`ADMIN_PORT`), never on the public port. ' +
-          'Every operation needs `Authorization: Bearer <operator token>` (`as_admin_...`, from `animal-store operators create`); ' +
-          `a viewer reads, an admin also changes keys. Plans: ${PLAN_NAMES.join(', ')}. Times are ISO 8601 in UTC.`
-      },
-      servers: [{ url: options.adminBaseUrl, description: 'Production operator listener (internal)', 'x-internal': true }],
-      security: [{ operatorToken: [] }],
-      tags: [
-        { name: 'Keys', description: 'API keys: create, change, rotate, revoke, unban; bans now' },
-        { name: 'Usage', description: 'Requests by key, minute and outcome: allowed, rate limited, banned' },
-        { name: 'Audit', description: 'Who changed which key or operator, and when' },
-        { name: 'Operators', description: 'The operator signed in' }
-      ],
-      components: {
-        securitySchemes: {
-          operatorToken: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'An operator token (`as_admin_...`) created with `animal-store operators create`; never an API key'
-          }
-        }
-      }
+    version: API_VERSION,
+    info: {
+      title: 'Animal Store operator API',
+      contact: { name: 'Animal Store operations', email: 'ops@animal-store.example', url: 'https://animal-store.example/support' },
+      description:
+        'For the people who run the service: API keys, their usage over time by outcome, bans and the audit log. ' +
+        'Served on its own listener (`ADMIN_HOST`:`ADMIN_PORT`), never on the public port. ' +
+        'Every operation needs `Authorization: Bearer <operator token>` (`as_admin_...`, from `animal-store operators create`); ' +
+        `a viewer reads, an admin also changes keys. Plans: ${PLAN_NAMES.join(', ')}. Times are ISO 8601 in UTC.`
     },
-    componentExtras: { 'x-error-codes': Object.fromEntries(OPERATOR_ERROR_CODES.map((code) => [code, OPERATOR_ERROR_DESCRIPTIONS[code]])) }
+    servers: [{ url: options.adminBaseUrl, description: 'Production operator listener (internal)', 'x-internal': true }],
+    security: [{ operatorToken: [] }],
+    tags: [
+      { name: 'Keys', description: 'API keys: create, change, rotate, revoke, unban; bans now' },
+      { name: 'Usage', description: 'Requests by key, minute and outcome: allowed, rate limited, banned' },
+      { name: 'Audit', description: 'Who changed which key or operator, and when' },
+      { name: 'Operators', description: 'The operator signed in' }
+    ],
+    securitySchemes: {
+      operatorToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'An operator token (`as_admin_...`) created with `animal-store operators create`; never an API key'
+      }
+    }
   })
 }

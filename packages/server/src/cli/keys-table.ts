@@ -1,5 +1,6 @@
 import type { RateLimitStatus } from '@animal-store/contract'
 import type { KeyView } from '../domain/keys.ts'
+import { alignedTable } from './text-table.ts'
 
 /** `keys list` for people: one aligned row per key. */
 export function table(keys: KeyView[]): string {
@@ -14,16 +15,7 @@ export function table(keys: KeyView[]): string {
     k.revokedAt ?? '-',
     k.bannedUntil ?? '-'
   ])
-  const header = ['ID', 'NAME', 'PLAN', 'LIMITS', 'USED', 'CREATED', 'EXPIRES', 'REVOKED', 'BANNED UNTIL']
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  return [header, ...rows]
-    .map((r) =>
-      r
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd()
-    )
-    .join('\n')
+  return alignedTable(['ID', 'NAME', 'PLAN', 'LIMITS', 'USED', 'CREATED', 'EXPIRES', 'REVOKED', 'BANNED UNTIL'], rows)
 }
 
 /** `keys usage` for people. */

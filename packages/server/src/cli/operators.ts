@@ -4,6 +4,7 @@ import { compose } from '../compose.ts'
 import type { Config } from '../config.ts'
 import { OperatorInputError, OperatorNotFoundError } from '../domain/operators.ts'
 import { osUser } from './os-user.ts'
+import { alignedTable } from './text-table.ts'
 import { UsageError } from './usage-error.ts'
 
 export const OPERATORS_HELP = `Usage: animal-store operators <command> [options]
@@ -25,16 +26,7 @@ const COMMANDS: Record<string, string[]> = { create: ['role', 'name', 'json'], l
 
 function table(operators: Operator[]): string {
   const rows = operators.map((o) => [o.id, o.name, o.role, o.createdAt, o.revokedAt ?? '-'])
-  const header = ['ID', 'NAME', 'ROLE', 'CREATED', 'REVOKED']
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  return [header, ...rows]
-    .map((r) =>
-      r
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd()
-    )
-    .join('\n')
+  return alignedTable(['ID', 'NAME', 'ROLE', 'CREATED', 'REVOKED'], rows)
 }
 
 function parse(command: string, args: string[]): { values: { role?: string; name?: string; json?: boolean }; positionals: string[] } {

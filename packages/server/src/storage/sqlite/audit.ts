@@ -1,43 +1,14 @@
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite'
-import type { AuditAction } from '@animal-store/contract'
+import { AUDIT_INSERT_COLUMNS, auditValuesAfterAt, toAuditRecord, type AuditColumns } from '../audit-row.ts'
 import type { AuditEntry, AuditPageQuery, AuditRecord, AuditStore } from '../audit-types.ts'
 
-interface AuditRow {
-  id: number
-  at: number
-  actor_type: 'operator' | 'cli'
-  actor_id: string
-  actor_name: string
-  action: AuditAction
-  target_type: 'key' | 'operator'
-  target_id: string
-  target_name: string | null
-  changes: string
-  request_id: string | null
-  remote_address: string | null
-  user_agent: string | null
-}
+type AuditRow = AuditColumns<number, number, string>
 
-const INSERT = `INSERT INTO audit_events (at, actor_type, actor_id, actor_name, action, target_type, target_id, target_name, changes,
-  request_id, remote_address, user_agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+const INSERT = `INSERT INTO audit_events (${AUDIT_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 /** Writes `entry` on `db`, inside whatever transaction the caller holds there. */
 export function insertAudit(db: DatabaseSync, entry: AuditEntry): void {
-  const { actor, target } = entry
-  db.prepare(INSERT).run(
-    entry.at,
-    actor.type,
-    actor.id,
-    actor.name,
-    entry.action,
-    target.type,
-    target.id,
-    target.name,
-    JSON.stringify(entry.changes),
-    entry.requestId,
-    entry.remoteAddress,
-    entry.userAgent
-  )
+  db.prepare(INSERT).run(entry.at, ...auditValuesAfterAt(entry))
 }
 
 /** Runs `work` in one write transaction on `db`: synchronous, so nothing else on the connection interleaves. */
@@ -53,17 +24,8 @@ export function inTransaction<T>(db: DatabaseSync, work: () => T): T {
   }
 }
 
-const toRecord = (row: AuditRow): AuditRecord => ({
-  id: String(row.id),
-  at: row.at,
-  actor: { type: row.actor_type, id: row.actor_id, name: row.actor_name },
-  action: row.action,
-  target: { type: row.target_type, id: row.target_id, name: row.target_name },
-  changes: JSON.parse(row.changes) as AuditRecord['changes'],
-  requestId: row.request_id,
-  remoteAddress: row.remote_address,
-  userAgent: row.user_agent
-})
+const toRecord = (row: AuditRow): AuditRecord =>
+  toAuditRecord(row, String(row.id), row.at, JSON.parse(row.changes) as AuditRecord['changes'])
 
 /** The audit log in the embedded file (migration 6), on the writing connection. */
 export class SqliteAudit implements AuditStore {

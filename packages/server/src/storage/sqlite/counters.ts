@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { CounterFile, CounterRow } from '../counter-file-types.ts'
+import { immediateTransaction, withoutFsync } from './transaction.ts'
 
 interface Row {
   subject: string
@@ -53,17 +54,12 @@ export class SqliteCounterFile implements CounterFile {
    */
   save(rows: CounterRow[], { fsync, forget = [] }: { fsync: boolean; forget?: string[] }): void {
     if (rows.length === 0 && forget.length === 0) return
-    const synchronous = fsync ? undefined : (this.#synchronous.get() as { synchronous: number }).synchronous
-    if (synchronous !== undefined) this.#db.exec('PRAGMA synchronous = NORMAL')
-    try {
-      this.#transaction(() => {
-        for (const subject of forget) this.#delete.run(subject)
-        for (const r of rows) this.#upsert.run(r.subject, r.minuteStart, r.minuteUsed, r.refusals, r.dayStart, r.dayUsed, r.bannedUntil)
-      })
-    } finally {
-      // The connection is the pet store's too: its creates keep their own setting.
-      if (synchronous !== undefined) this.#db.exec(`PRAGMA synchronous = ${synchronous}`)
+    const work = () => {
+      for (const subject of forget) this.#delete.run(subject)
+      for (const r of rows) this.#upsert.run(r.subject, r.minuteStart, r.minuteUsed, r.refusals, r.dayStart, r.dayUsed, r.bannedUntil)
     }
+    if (fsync) immediateTransaction(this.#db, work)
+    else withoutFsync(this.#db, this.#synchronous, work)
   }
 
   load(dayStart: number, now: number): CounterRow[] {
@@ -83,7 +79,7 @@ export class SqliteCounterFile implements CounterFile {
   }
 
   requestUnban(subject: string, at: number): void {
-    this.#transaction(() => {
+    immediateTransaction(this.#db, () => {
       this.#db.prepare('UPDATE rate_limit_counters SET banned_until = NULL, refusals = 0 WHERE subject = ?').run(subject)
       this.#db.prepare('INSERT INTO rate_limit_unbans (subject, requested_at) VALUES (?, ?)').run(subject, at)
     })
@@ -99,16 +95,5 @@ export class SqliteCounterFile implements CounterFile {
       .prepare('SELECT subject, banned_until FROM rate_limit_counters WHERE banned_until > ? AND substr(subject, 1, ?) = ?')
       .all(now, prefix.length, prefix) as unknown as Array<{ subject: string; banned_until: number }>
     return rows.map((r) => ({ subject: r.subject, bannedUntil: r.banned_until }))
-  }
-
-  #transaction(work: () => void): void {
-    this.#db.exec('BEGIN IMMEDIATE')
-    try {
-      work()
-      this.#db.exec('COMMIT')
-    } catch (error) {
-      this.#db.exec('ROLLBACK')
-      throw error
-    }
   }
 }

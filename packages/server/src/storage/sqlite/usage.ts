@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { GRANULARITIES, GRANULARITY_MS, type Granularity } from '@animal-store/contract'
 import type { KeyUsageTotal, TopKeysOrder, UsageCounts, UsageDelta, UsageRow, UsageSpan, UsageStore } from '../usage-types.ts'
+import { withoutFsync } from './transaction.ts'
 
 const addCounts = (t: string) =>
   `allowed = ${t}.allowed + excluded.allowed, rate_limited = ${t}.rate_limited + excluded.rate_limited, banned = ${t}.banned + excluded.banned`
@@ -68,7 +69,7 @@ export class SqliteUsage implements UsageStore {
 
   async add(deltas: readonly UsageDelta[]): Promise<void> {
     if (deltas.length === 0) return
-    this.#withoutFsync(() => {
+    withoutFsync(this.#db, this.#synchronous, () => {
       for (const { keyId, minuteStart, allowed, rateLimited, banned } of deltas) {
         for (const granularity of GRANULARITIES) {
           const start = minuteStart - (minuteStart % GRANULARITY_MS[granularity])
@@ -112,33 +113,10 @@ export class SqliteUsage implements UsageStore {
 
   async prune(granularity: Granularity, before: number, limit: number): Promise<number> {
     let deleted = 0
-    this.#withoutFsync(() => {
+    withoutFsync(this.#db, this.#synchronous, () => {
       deleted += Number(this.#pruneKeys.run(granularity, before, limit).changes)
       deleted += Number(this.#pruneTotals.run(granularity, before, limit).changes)
     })
     return deleted
-  }
-
-  /**
-   * One transaction committed at `synchronous=NORMAL`, as the rate-limit counters are: it
-   * survives a crash of the process at once and a power loss with the next fsync of the file,
-   * and the event loop, which every request in flight shares, does not wait on the disk.
-   */
-  #withoutFsync(work: () => void): void {
-    const { synchronous } = this.#synchronous.get() as { synchronous: number }
-    this.#db.exec('PRAGMA synchronous = NORMAL')
-    try {
-      this.#db.exec('BEGIN IMMEDIATE')
-      try {
-        work()
-        this.#db.exec('COMMIT')
-      } catch (error) {
-        this.#db.exec('ROLLBACK')
-        throw error
-      }
-    } finally {
-      // The connection is the pet store's too: its creates keep their own setting.
-      this.#db.exec(`PRAGMA synchronous = ${synchronous}`)
-    }
   }
 }
