@@ -37,3 +37,28 @@ export class DecidedIds implements IdGenerator {
     return this.random.generateSpanId()
   }
 }
+
+const word = () => (Math.random() * 2 ** 32) >>> 0
+const hex = (n: number) => n.toString(16).padStart(8, '0')
+
+/**
+ * The sampler's decision for a root request (no `traceparent`): the trace id of a request it
+ * takes, undefined for one it leaves out. A ratio decides as the SDK's TraceIdRatioBasedSampler
+ * does (the id's four 32-bit words xor-ed, below ratio × 2³²), but on the words as drawn: a
+ * request left out costs four random numbers, no id spelt out in hex.
+ */
+export function rootDecision({ name, ratio }: TracingConfig['sampler'], ids: DecidedIds): () => string | undefined {
+  if (name.endsWith('always_off')) return () => undefined
+  if (!name.endsWith('traceidratio')) return () => ids.random.generateTraceId()
+  const clamped = Number.isNaN(ratio) ? 0 : Math.min(1, Math.max(0, ratio))
+  const upper = clamped === 1 ? 2 ** 32 : Math.floor(clamped * 0xffffffff)
+  return () => {
+    const a = word()
+    const b = word()
+    const c = word()
+    const d = word()
+    // An all-zero id is invalid: the SDK's sampler would leave it out.
+    if ((a ^ b ^ c ^ d) >>> 0 >= upper || (a | b | c | d) === 0) return undefined
+    return hex(a) + hex(b) + hex(c) + hex(d)
+  }
+}

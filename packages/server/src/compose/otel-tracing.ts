@@ -16,8 +16,8 @@ import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-t
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { AlwaysOnSampler, BatchSpanProcessor, SamplingDecision, TracerProvider } from '@opentelemetry/sdk-trace'
 import { andThen } from '../base/maybe.ts'
-import type { RequestHeaders, RequestSpan, SpanAttributes, Tracing, TracingConfig } from '../base/tracing.ts'
-import { DecidedIds, samplerOf } from './otel-sampling.ts'
+import type { RequestHeaders, RequestSpan, ServerRequestInfo, SpanAttributes, Tracing, TracingConfig } from '../base/tracing.ts'
+import { DecidedIds, rootDecision, samplerOf } from './otel-sampling.ts'
 
 const HEADERS: TextMapGetter<RequestHeaders> = {
   keys: (carrier) => Object.keys(carrier),
@@ -88,25 +88,29 @@ export function createOtelTracing(config: TracingConfig, version: string): Traci
     spanProcessors: [new BatchSpanProcessor({ exporter })]
   })
   const tracer = provider.getTracer('animal-store', version)
-  // A sampler that never takes a root request needs nothing of one without a traceparent.
-  const rootNeverSampled = config.sampler.name.endsWith('always_off')
+  // A request without a traceparent is a root: decided without the propagator or a span context.
+  const decideRoot = rootDecision(config.sampler, ids)
+  const start = (parent: Context, traceId: string, info: ServerRequestInfo): RequestSpan => {
+    // Only what the HTTP conventions require; no header value (Authorization least of all) goes in.
+    const attributes = { 'http.request.method': info.method, 'url.path': info.path, 'url.scheme': info.scheme }
+    ids.decided = traceId
+    const span = tracer.startSpan(info.method, { kind: SpanKind.SERVER, attributes }, parent)
+    ids.decided = undefined
+    return new ServerSpan(span, parent, info.method)
+  }
 
   return {
     startRequest(headers, request, describe) {
-      const traceparent = headers.traceparent
-      if (traceparent === undefined && rootNeverSampled) return undefined
-      const parent = traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, headers, HEADERS)
+      if (headers.traceparent === undefined) {
+        const traceId = decideRoot()
+        return traceId === undefined ? undefined : start(ROOT_CONTEXT, traceId, describe(request))
+      }
+      const parent = propagator.extract(ROOT_CONTEXT, headers, HEADERS)
       const caller: SpanContext | undefined = trace.getSpanContext(parent)
       const traceId = caller?.traceId ?? ids.random.generateTraceId()
       const { decision } = sampler.shouldSample(parent, traceId, '', SpanKind.SERVER, NO_ATTRIBUTES, NO_LINKS)
       if (decision !== SamplingDecision.RECORD_AND_SAMPLED) return caller === undefined ? undefined : new CallerTrace(caller.traceId)
-      const info = describe(request)
-      // Only what the HTTP conventions require; no header value (Authorization least of all) goes in.
-      const attributes = { 'http.request.method': info.method, 'url.path': info.path, 'url.scheme': info.scheme }
-      ids.decided = traceId
-      const span = tracer.startSpan(info.method, { kind: SpanKind.SERVER, attributes }, parent)
-      ids.decided = undefined
-      return new ServerSpan(span, parent, info.method)
+      return start(parent, traceId, describe(request))
     },
     child(name, attributes: SpanAttributes, work) {
       // Only inside a recorded request: no span otherwise.
