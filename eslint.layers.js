@@ -34,7 +34,7 @@ function rule(layer, above) {
   if (layer.name !== 'compose') {
     if (layer.name !== 'storage') patterns.push(concrete(CONCRETE_STORAGE, 'a storage backend'))
     if (layer.name !== 'limits') patterns.push(concrete(CONCRETE_COUNTERS, 'a counter store'))
-    // OpenTelemetry stays behind base/tracing.ts's Tracing: compose/otel-tracing.ts is its one user.
+    // OpenTelemetry stays behind base/tracing.ts's Tracing: compose/otel-tracing.ts and otel-sampling.ts use it.
     patterns.push(concrete('^@opentelemetry/', 'the tracing implementation (OpenTelemetry)'))
   }
   return {

@@ -12,6 +12,7 @@ import { canPin, canRunRealtime, killAllChildren, pinSelf, startChild, stopChild
 import { renderMarkdown, renderText, type Report } from './lib/report.ts'
 import { writeResultFiles } from './lib/result-files.ts'
 import { runCpuMode } from './lib/cpu-mode.ts'
+import { parseTracingSettings, type TracingSetting } from './lib/cpu-tracing.ts'
 import { compareRevisions, compareScales, summarize, verdicts, type Measurement, type Startup, type TargetInfo } from './lib/results.ts'
 import { prepareWorktree, resolveRevision, revisionName, type Revision } from './lib/revision.ts'
 import { readMemory, RssSampler } from './lib/rss.ts'
@@ -63,13 +64,22 @@ Options:
   --out DIR           where results are written (default bench/results)
   -h, --help          this text
 
-CPU A/B (--cpu, with --baseline-rev REV): rather than req/s, the CPU time the embedded service's
-server process spends per request (the sum of its threads' time on a CPU), this checkout against
-REV, over a fixed number of requests per run, in many short rounds that alternate the two builds
-on several servers each. Per workload: µs/request of each, the median over rounds of the speed
-ratio now ÷ before (CPU per request before ÷ now; below 1 is slower now, below 0.97 a LOSS) and
-its 95% bootstrap interval. Writes cpu.{json,md} (--quick: cpu-smoke.*). With --cpu:
-  --cpu               this mode (--baseline-rev HEAD on a clean checkout: the noise floor)
+CPU A/B (--cpu, with --baseline-rev REV or --tracing SETTINGS): rather than req/s, the CPU time
+the embedded service's server process spends per request (the sum of its threads' time on a CPU),
+over a fixed number of requests per run, in many short rounds that alternate the sides on several
+servers each. Per workload: µs/request of each, the median over rounds of the speed ratio (CPU per
+request of the reference ÷ the side's; below 1 is slower, below 0.97 a LOSS) and its 95% bootstrap
+interval. Writes cpu.{json,md} (--quick: cpu-smoke.*). With --cpu:
+  --cpu               this mode
+  --baseline-rev REV  this checkout against REV (HEAD on a clean checkout: the noise floor)
+  --tracing SETTINGS  instead: this checkout with tracing off against tracing on, one side per
+                      sampler setting, in the same rounds; SETTINGS is a comma list of
+                      SAMPLER[:RATIO] (OTEL_TRACES_SAMPLER[:OTEL_TRACES_SAMPLER_ARG]), e.g.
+                      always_off,traceidratio:0.1,always_on. Each traced side exports OTLP/HTTP
+                      protobuf to a receiver the harness runs; the run fails if an always_on side
+                      exported nothing or an always_off side exported anything. Also prints each
+                      setting against its target (nothing sampled ≥ 0.95×, up to a tenth ≥ 0.90×,
+                      more ≥ 0.70× of tracing off)
   --rounds N          rounds (default 64; --quick 6)
   --servers N         servers per build, used in turn (default 8; --quick 2)
   --run-ms MS         CPU milliseconds one run is sized to, by a probe (default 150; --quick 50)
@@ -125,6 +135,7 @@ function parseOptions() {
         'startup-runs': { type: 'string' },
         'baseline-rev': { type: 'string' },
         cpu: { type: 'boolean' },
+        tracing: { type: 'string' },
         servers: { type: 'string' },
         'run-ms': { type: 'string' },
         quick: { type: 'boolean' },
@@ -152,10 +163,16 @@ function parseOptions() {
       (flag) => parsed[flag] !== undefined
     )
     if (other !== undefined) fail(`--${other} does not apply to --cpu (see --help)`)
-    if (parsed['baseline-rev'] === undefined)
-      fail('--cpu compares this checkout with another revision: give --baseline-rev REV (HEAD on a clean checkout: the noise floor)')
+    if ((parsed['baseline-rev'] === undefined) === (parsed.tracing === undefined))
+      fail(
+        '--cpu compares this checkout with another revision (--baseline-rev REV; HEAD on a clean checkout: the noise floor) ' +
+          'or tracing off with tracing on (--tracing SETTINGS): give one of them'
+      )
+    const otel = Object.keys(process.env).filter((name) => name.startsWith('OTEL_'))
+    if (parsed.tracing !== undefined && otel.length > 0)
+      fail(`--tracing sets the OTEL_* variables of each side itself: unset ${otel.join(', ')}`)
   } else {
-    const cpuOnly = (['servers', 'run-ms'] as const).find((flag) => parsed[flag] !== undefined)
+    const cpuOnly = (['servers', 'run-ms', 'tracing'] as const).find((flag) => parsed[flag] !== undefined)
     if (cpuOnly !== undefined) fail(`--${cpuOnly} applies to --cpu only (see --help)`)
   }
   const rounds = positiveInt('rounds', parsed.rounds, cpu ? (quick ? 6 : 64) : quick ? 1 : 5)
@@ -186,8 +203,18 @@ function parseOptions() {
     if (!targets.some((t) => TARGETS.find((x) => x.id === t)?.role === 'service'))
       fail('--baseline-rev compares the service with itself: --targets must include service-sqlite or service-pg')
   }
+  let tracing: TracingSetting[] | undefined
+  if (parsed.tracing !== undefined) {
+    try {
+      tracing = parseTracingSettings(parsed.tracing)
+    } catch (error) {
+      fail(`--tracing: ${(error as Error).message}`)
+    }
+  }
   const cpuMode = cpu
     ? {
+        comparison:
+          tracing === undefined ? { kind: 'revision' as const, baseline: baseline! } : { kind: 'tracing' as const, settings: tracing },
         servers: positiveInt('servers', parsed.servers, quick ? 2 : 8),
         runMs: positiveInt('run-ms', parsed['run-ms'], quick ? 50 : 150, 10),
         workloads: list(
@@ -368,7 +395,6 @@ async function main(): Promise<void> {
     await runCpuMode(
       {
         ...options.cpuMode,
-        baseline: options.baseline!,
         rounds: options.rounds,
         warmupS: options.warmupS,
         pets: options.scales[0]!,

@@ -8,11 +8,16 @@ export interface CpuReport {
   title: string
   /** Lines describing the machine, the command and the settings. */
   preamble: string[]
-  /** The side measured ("now": this checkout) and the reference ("before": the revision). */
-  now: string
-  before: string
+  /** What is compared with what, and how the speed ratio reads. */
+  heading: string
+  /** The side every other is compared with ("before": the revision; or tracing off). */
+  reference: string
+  /** Each side's short name in the table: `now`, `before`, `off`, `always_on`. */
+  labels: Record<string, string>
   summaries: AbSummary[]
   runs: CpuRun[]
+  /** Verdicts, targets and checks, one line each. */
+  findings: string[]
   notes: string[]
 }
 
@@ -21,18 +26,24 @@ const withRange = (s: Spread) => `${us(s.median)} (${us(s.min)}–${us(s.max)})`
 const times = (n: number) => `${n.toFixed(3)}×`
 
 function table(report: CpuReport): Table {
+  const reference = report.labels[report.reference] ?? report.reference
+  // With more than one side compared, a column names each; with one, the headers do.
+  const sides = new Set(report.summaries.map((s) => s.side))
+  const single = sides.size === 1 ? (report.labels[[...sides][0]!] ?? '') : undefined
   return {
     header: [
       'workload',
+      ...(single === undefined ? ['side'] : []),
       'rounds',
-      'µs/request now (min–max)',
-      'µs/request before (min–max)',
-      'speed now ÷ before',
+      `µs/request ${single ?? 'side'} (min–max)`,
+      `µs/request ${reference} (min–max)`,
+      `speed ${single ?? 'side'} ÷ ${reference}`,
       '95% interval',
       'verdict'
     ],
     rows: report.summaries.map((s) => [
       `${s.workload}${s.errors > 0 ? ' (!)' : ''}`,
+      ...(single === undefined ? [report.labels[s.side] ?? s.side] : []),
       String(s.rounds),
       withRange(s.usPerRequest.side),
       withRange(s.usPerRequest.reference),
@@ -40,13 +51,14 @@ function table(report: CpuReport): Table {
       `${times(s.interval.low)}–${times(s.interval.high)}`,
       s.verdict.label
     ]),
-    align: ['l', 'r', 'r', 'r', 'r', 'r', 'l']
+    align: ['l', ...(single === undefined ? ['l' as const] : []), 'r', 'r', 'r', 'r', 'r', 'l']
   }
 }
 
 /** Each server's median CPU per request: how much processes of one build differ. */
 function serverLines(report: CpuReport): string[] {
   const lines: string[] = []
+  const sides = [...new Set(report.runs.map((r) => r.side))]
   for (const workload of [...new Set(report.runs.map((r) => r.workload))]) {
     const of = (side: string) => {
       const servers = [...new Set(report.runs.filter((r) => r.side === side).map((r) => r.server))].sort((a, b) => a - b)
@@ -57,16 +69,13 @@ function serverLines(report: CpuReport): string[] {
         })
         .join(', ')
     }
-    lines.push(`${workload}: now ${of(report.now)}; before ${of(report.before)}`)
+    lines.push(`${workload}: ${sides.map((side) => `${report.labels[side] ?? side} ${of(side)}`).join('; ')}`)
   }
   return lines
 }
 
-const verdictLines = (report: CpuReport) => report.summaries.map((s) => `${s.workload}: ${s.verdict.text}`)
-
 const heading = (report: CpuReport) =>
-  `CPU time per request: this checkout ("now", ${report.now}) against ${report.before} ("before"); ` +
-  `speed now ÷ before = CPU per request before ÷ now, per round, median over rounds (below 1: slower now; below ${LOSS_BELOW}×: a loss)`
+  `CPU time per request: ${report.heading}, per round, median over rounds (below 1: slower; below ${LOSS_BELOW}×: a loss)`
 
 export function renderCpuText(report: CpuReport): string {
   return [
@@ -75,7 +84,7 @@ export function renderCpuText(report: CpuReport): string {
     `\n-- ${heading(report)} --`,
     text(table(report)),
     '',
-    ...verdictLines(report),
+    ...report.findings,
     '\n-- Median µs/request of each server, in the order they were started --',
     ...serverLines(report),
     '',
@@ -93,7 +102,7 @@ export function renderCpuMarkdown(report: CpuReport): string {
     markdown(table(report)),
     '',
     '```',
-    ...verdictLines(report),
+    ...report.findings,
     '```',
     '\n## Median µs/request of each server, in the order they were started\n',
     ...serverLines(report).map((l) => `- ${l}`),

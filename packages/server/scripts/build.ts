@@ -29,6 +29,10 @@ export async function buildBundle(outDir = resolve(PACKAGE_DIR, 'dist')): Promis
       target: 'node24',
       // PostgreSQL and Redis are imported only when configured: separate chunks, loaded then.
       splitting: true,
+      // OpenTelemetry is loaded from node_modules, and only with tracing on: bundled, its API
+      // module made every process.nextTick of the server ~4× slower with no span ever started
+      // (docs/performance.md, "Tracing"); loaded as its own ES modules it does not.
+      external: ['@opentelemetry/*'],
       outdir: staging,
       outExtension: { '.js': '.mjs' },
       // Readable stack traces as they are, exact ones with NODE_OPTIONS=--enable-source-maps.

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Services } from './services.ts'
 import { deferredChildLogger } from './base/deferred-logger.ts'
 import { ApiError } from './domain/api-error.ts'
@@ -8,7 +8,7 @@ import { closeAfterAnswer, hasUnreadBody } from './http/hooks/lingering-close.ts
 import { listenerOptions, registerListenerHandling } from './http/hooks/listener.ts'
 import { commonHeaders, missingHost } from './http/hooks/request-context.ts'
 import { registerRequestLog } from './http/hooks/request-log.ts'
-import { registerTracing } from './http/hooks/tracing.ts'
+import { traced } from './http/hooks/tracing.ts'
 import { registerWriteCoalescing } from './http/hooks/write-coalescing.ts'
 import { registerDocs } from './routes/docs.ts'
 import { registerHealth } from './routes/health.ts'
@@ -41,13 +41,13 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   // Declared up front so every request object has the same shape.
   app.decorateRequest('auth', undefined)
   app.decorateRequest('routeConfig', undefined)
+  app.decorateRequest('span', undefined)
   guard = createApiGuard(services)
-  // First of the hooks, so everything the request does runs inside its span.
-  if (services.tracing !== undefined) registerTracing(app, services.tracing, logger)
   // One hook at each end of every request (each hook Fastify runs costs on the hot path):
-  // common headers then the API guard; metrics then the log line. Callback style: a request
-  // admitted synchronously (cached key, in-process counters) makes no promise.
-  app.addHook('onRequest', (request, reply, done) => {
+  // the server span (tracing on), common headers, then the API guard; the span's end, metrics
+  // and the log line. Callback style: a request admitted synchronously (cached key, in-process
+  // counters) makes no promise.
+  const admit = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     commonHeaders(request, reply)
     if (missingHost(request.raw)) {
       done(new ApiError('bad_request', 'the Host header is required in HTTP/1.1'))
@@ -62,7 +62,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     }
     if (pending === undefined) done()
     else pending.then(() => done(), done)
-  })
+  }
+  app.addHook('onRequest', services.tracing === undefined ? admit : traced(services.tracing, admit))
   // An answer sent before the body arrived (a refusal, or a route that reads none) closes the
   // connection after a bounded drain instead of reading the whole body.
   app.addHook('onSend', (request, reply, payload, done) => {

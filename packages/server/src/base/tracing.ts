@@ -7,32 +7,37 @@ import type { Maybe } from './maybe.ts'
  */
 export interface Tracing {
   /**
-   * Starts the server span of a request (continuing a caller's W3C `traceparent` from
-   * `headers`) and runs `next` inside its context, so spans started below become its children.
+   * The server span of a request, continuing a caller's W3C `traceparent` from `headers`; started
+   * only when the sampler takes the request, with what `describe(request)` says of it (called for
+   * sampled requests alone). Undefined when the sampler leaves the request out and no caller sent
+   * a trace: such a request costs no span, no context and no id.
    */
-  startRequest(request: ServerRequestInfo, next: (span: RequestSpan) => void): void
-  /** Runs `work` in a child span of the active one; the span ends when the result settles. */
+  startRequest<R>(headers: RequestHeaders, request: R, describe: (request: R) => ServerRequestInfo): RequestSpan | undefined
+  /**
+   * Runs `work` in a child span of the active one; the span ends when the result settles. A leaf:
+   * `work` starts no span of its own, so it keeps the request's context.
+   */
   child<T>(name: string, attributes: SpanAttributes, work: () => Maybe<T>): Maybe<T>
   /** Exports what is still buffered, then stops. */
   close(): Promise<void>
 }
 
 export type SpanAttributes = Record<string, string | number | boolean>
+export type RequestHeaders = Record<string, string | string[] | undefined>
 
+/** The attributes the HTTP conventions require of a server span, no more (each costs every sampled request). */
 export interface ServerRequestInfo {
   method: string
-  /** The URL path, without the query (which may carry a cursor, never a secret, but is not needed). */
+  /** The URL path, without the query, with any key-shaped segment masked as the log masks it. */
   path: string
   scheme: string
-  headers: Record<string, string | string[] | undefined>
-  serverAddress: string
-  serverPort: number
-  httpVersion: string
 }
 
 export interface RequestSpan {
-  /** Hex trace id, for the request's log line. */
+  /** Hex trace id, for the request's log line: the span's, or the caller's for a request left out. */
   readonly traceId: string
+  /** Runs `work` inside the span's context, so spans started below become its children. */
+  run(work: () => void): void
   /** Names the span by its route (`GET /v1/pets/:petId`) and ends it with the response status. */
   end(route: string | undefined, status: number): void
 }

@@ -106,6 +106,8 @@ describe('OpenTelemetry tracing', () => {
         assert.equal(server.name, 'GET /v1/pets/:petId')
         assert.equal(attribute(server, 'http.route'), '/v1/pets/:petId')
         assert.equal(attribute(server, 'http.request.method'), 'GET')
+        assert.equal(attribute(server, 'url.path'), `/v1/pets/${id}`)
+        assert.equal(attribute(server, 'url.scheme'), 'http')
         assert.equal(attribute(server, 'http.response.status_code'), 200)
         const children = spans.filter((s) => s.traceId === traceId && s.parentSpanId === server.spanId)
         const read = children.find((s) => s.name === 'SELECT pets')
@@ -142,6 +144,90 @@ describe('OpenTelemetry tracing', () => {
     assert.equal((await app.fetch('/v1/pets?limit=1')).status, 200)
     await app.close()
     assert.deepEqual(spansOf(receiver.exports), [])
+  })
+
+  test("parentbased samplers follow the caller's decision; a request left out logs only a caller's trace id", async (t) => {
+    const receiver = await otlpReceiver(t)
+    const app = await startApp(t, {
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_TRACES_SAMPLER: 'parentbased_always_off'
+      }
+    })
+    const run = randomBytes(4).toString('hex')
+    const traced = randomBytes(16).toString('hex')
+    const declined = randomBytes(16).toString('hex')
+    const send = async (name: string, traceparent?: string) => {
+      const headers: Record<string, string> = { 'x-request-id': `pb-${name}-${run}` }
+      if (traceparent !== undefined) headers.traceparent = traceparent
+      assert.equal((await app.fetch('/v1/pets?limit=1', { headers })).status, 200)
+    }
+    await send('sampled', `00-${traced}-${randomBytes(8).toString('hex')}-01`)
+    await send('declined', `00-${declined}-${randomBytes(8).toString('hex')}-00`)
+    await send('root')
+    await app.close()
+
+    assert.deepEqual(
+      spansOf(receiver.exports)
+        .filter((s) => s.kind === SERVER)
+        .map((s) => s.traceId),
+      [traced]
+    )
+    const lines = readFileSync(`${LOG_DIR}service-${process.pid}.ndjson`, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes(run) && line.includes('"msg":"request"'))
+      .map((line) => JSON.parse(line) as { reqId: string; trace_id?: string })
+    const traceOf = (name: string) => lines.find((l) => l.reqId === `pb-${name}-${run}`)?.trace_id
+    assert.equal(lines.length, 3)
+    assert.equal(traceOf('sampled'), traced)
+    assert.equal(traceOf('declined'), declined)
+    assert.equal(traceOf('root'), undefined)
+  })
+
+  test('a ratio sampler exports the requests whose trace id it chose, with that id', async (t) => {
+    const receiver = await otlpReceiver(t)
+    const app = await startApp(t, {
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_TRACES_SAMPLER: 'traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.5'
+      }
+    })
+    for (let i = 0; i < 60; i++) assert.equal((await app.fetch('/v1/pets?limit=1')).status, 200)
+    await app.close()
+    // The SDK's TraceIdRatioBasedSampler: the trace id's four 32-bit words xor-ed, below ratio × 2³².
+    const chosen = (traceId: string) =>
+      [0, 8, 16, 24].reduce((sum, at) => (sum ^ Number.parseInt(traceId.slice(at, at + 8), 16)) >>> 0, 0) < Math.floor(0.5 * 0xffffffff)
+    const servers = spansOf(receiver.exports).filter((s) => s.kind === SERVER)
+    assert.ok(servers.length >= 10 && servers.length <= 50, `about half of 60 requests sampled: ${servers.length}`)
+    assert.ok(
+      servers.every((s) => chosen(s.traceId)),
+      'every exported trace id is one the ratio takes'
+    )
+  })
+
+  test('masks a key-shaped path segment in url.path as the log masks it', async (t) => {
+    const receiver = await otlpReceiver(t)
+    const app = await startApp(t, {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'always_on' }
+    })
+    const alnum = (n: number) =>
+      randomBytes(n * 2)
+        .toString('base64')
+        .replace(/[^0-9a-z]/gi, '')
+        .slice(0, n)
+    const secrets = [`as_live_${alnum(43)}`, alnum(43)]
+    for (const secret of secrets) await app.fetch(`/v1/pets/${secret}?limit=1`)
+    await app.close()
+
+    const paths = spansOf(receiver.exports)
+      .filter((s) => s.kind === SERVER)
+      .map((s) => attribute(s, 'url.path'))
+    assert.deepEqual(paths, ['/v1/pets/[redacted]', '/v1/pets/[redacted]'])
+    const exported = Buffer.concat(receiver.exports.map((e) => e.body)).toString('utf8')
+    for (const secret of secrets) assert.ok(!exported.includes(secret.slice(-20)), 'no part of the key-shaped segment is exported')
   })
 
   test('exports over http/protobuf too', async (t) => {

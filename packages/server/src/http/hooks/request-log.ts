@@ -4,13 +4,25 @@ import { redactSecrets } from '../../base/logger.ts'
 import type { Metrics } from '../services/metrics.ts'
 import { routeConfigOf } from './request-context.ts'
 
-/** Every finished request is counted and latency-timed by route, and logged in one line. */
+/**
+ * Every finished request ends its server span (tracing on), is counted and latency-timed by
+ * route, and is logged in one line, with the trace id when there is one.
+ */
 export function registerRequestLog(app: FastifyInstance, metrics: Metrics, log: Logger): void {
   app.addHook('onResponse', (request, reply, done) => {
-    metrics.record(request.method, routeConfigOf(request).url ?? 'unmatched', reply.statusCode, reply.elapsedTime)
+    const route = routeConfigOf(request).url
+    request.span?.end(route, reply.statusCode)
+    metrics.record(request.method, route ?? 'unmatched', reply.statusCode, reply.elapsedTime)
     if (log.isLevelEnabled('info')) {
       const ms = Math.round(reply.elapsedTime * 10) / 10
-      request.log.info({ method: request.method, url: redactSecrets(request.url), status: reply.statusCode, ms }, 'request')
+      const line = {
+        method: request.method,
+        url: redactSecrets(request.url),
+        status: reply.statusCode,
+        ms,
+        trace_id: request.span?.traceId
+      }
+      request.log.info(line, 'request')
     }
     done()
   })

@@ -1,38 +1,39 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { Logger } from 'pino'
-import type { RequestSpan, Tracing } from '../../base/tracing.ts'
-import { routeConfigOf } from './request-context.ts'
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import { redactSecrets } from '../../base/logger.ts'
+import type { RequestSpan, ServerRequestInfo, Tracing } from '../../base/tracing.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's server span when tracing is on and the sampler took it (or a caller's trace id). */
+    span: RequestSpan | undefined
+  }
+}
+
+type Admit = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void
+
+/** What the span says of a sampled request: read only for those. */
+function describe(request: FastifyRequest): ServerRequestInfo {
+  const queryAt = request.url.indexOf('?')
+  return {
+    method: request.method,
+    path: redactSecrets(queryAt === -1 ? request.url : request.url.slice(0, queryAt)),
+    scheme: request.protocol
+  }
+}
 
 /**
- * One server span per request: started first thing, so the guard's key lookup and counter
- * call and the handler's storage calls run inside it; ended with the status once the response
- * is sent. The trace id goes on the request's log lines (when the request line is logged, at `info`). Registered only when tracing is on.
+ * The request's onRequest work with the server span started first, so the guard's key lookup
+ * and counter call and the handler's storage calls run inside it. A request the sampler leaves
+ * out runs `admit` as it would with tracing off. The span ends in the request log's onResponse.
  */
-export function registerTracing(app: FastifyInstance, tracing: Tracing, log: Logger): void {
-  // A child logger costs more than the span (pino serializes its bindings): only when the request line is written.
-  const logsRequests = log.isLevelEnabled('info')
-  const spans = new WeakMap<FastifyRequest, RequestSpan>()
-  app.addHook('onRequest', (request, _reply, done) => {
-    const queryAt = request.url.indexOf('?')
-    tracing.startRequest(
-      {
-        method: request.method,
-        path: queryAt === -1 ? request.url : request.url.slice(0, queryAt),
-        scheme: request.protocol,
-        headers: request.headers,
-        serverAddress: request.hostname,
-        serverPort: request.port ?? 0,
-        httpVersion: request.raw.httpVersion
-      },
-      (span) => {
-        spans.set(request, span)
-        if (logsRequests) request.log = request.log.child({ trace_id: span.traceId })
-        done()
-      }
-    )
-  })
-  app.addHook('onResponse', (request, reply, done) => {
-    spans.get(request)?.end(routeConfigOf(request).url, reply.statusCode)
-    done()
-  })
+export function traced(tracing: Tracing, admit: Admit): onRequestHookHandler {
+  return (request, reply, done) => {
+    const span = tracing.startRequest(request.headers, request, describe)
+    if (span === undefined) {
+      admit(request, reply, done)
+      return
+    }
+    request.span = span
+    span.run(() => admit(request, reply, done))
+  }
 }
