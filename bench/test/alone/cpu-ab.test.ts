@@ -17,14 +17,14 @@ import {
   type AbSummary,
   type CpuRun,
   type LoadSettings
-} from '../lib/cpu-ab.ts'
-import { freePort, waitFor200 } from '../lib/http.ts'
-import { canPin, startChild, stopChild, type Child } from '../lib/processes.ts'
-import { LIST_PATH } from '../lib/workloads.ts'
-import { wrkVersion } from '../lib/wrk.ts'
+} from '../../lib/cpu-ab.ts'
+import { freePort, waitFor200 } from '../../lib/http.ts'
+import { canPin, startChild, stopChild, type Child } from '../../lib/processes.ts'
+import { LIST_PATH } from '../../lib/workloads.ts'
+import { wrkVersion } from '../../lib/wrk.ts'
 
-const CEILING = fileURLToPath(new URL('../ceiling/server.ts', import.meta.url))
-const SPIN = fileURLToPath(new URL('./spin-preload.ts', import.meta.url))
+const CEILING = fileURLToPath(new URL('../../ceiling/server.ts', import.meta.url))
+const SPIN = fileURLToPath(new URL('../spin-preload.ts', import.meta.url))
 /**
  * Servers per plain side, started in turn (plain, plain again, plain, ...) so that neither side
  * has all the first starts: processes of one build differ by a few percent, so equality needs
