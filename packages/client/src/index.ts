@@ -26,6 +26,8 @@ export {
 } from './api-types.generated.ts'
 export type { DeprecationNotice } from './deprecation.ts'
 export { AnimalStoreError, AnimalStoreNetworkError } from './errors.ts'
-export type { RateLimitState, RateLimitWindow } from './rate-limit-state.ts'
+export type { RateLimitHeaderWindow, RateLimitState } from './rate-limit-state.ts'
+// The name it had before the response schema's window took the same one: kept for 2.x callers.
+export type { RateLimitHeaderWindow as RateLimitWindow } from './rate-limit-state.ts'
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts'
 export type { FetchFunction, SleepFunction } from './transport.ts'

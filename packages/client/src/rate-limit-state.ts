@@ -1,5 +1,5 @@
 /** One window of the IETF `RateLimit` / `RateLimit-Policy` fields, e.g. the minute or the day. */
-export interface RateLimitWindow {
+export interface RateLimitHeaderWindow {
   /** The policy name the service gives it (`minute`, `day`). */
   name: string
   /** Requests left in this window (`r`). */
@@ -21,7 +21,7 @@ export interface RateLimitState {
   /** `X-RateLimit-Reset`: Unix time in seconds at which that window ends. */
   reset: number | undefined
   /** Every window named by `RateLimit` and `RateLimit-Policy`. */
-  windows: RateLimitWindow[]
+  windows: RateLimitHeaderWindow[]
 }
 
 interface ListMember {
@@ -91,7 +91,7 @@ export function readRateLimit(headers: Headers): RateLimitState | undefined {
   const reset = integer(headers.get('x-ratelimit-reset'))
   if (state === null && policy === null && limit === undefined && remaining === undefined && reset === undefined) return undefined
 
-  const windows = new Map<string, RateLimitWindow>()
+  const windows = new Map<string, RateLimitHeaderWindow>()
   const window = (name: string) => {
     let found = windows.get(name)
     if (found === undefined) {
