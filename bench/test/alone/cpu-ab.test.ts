@@ -26,20 +26,21 @@ import { wrkVersion } from '../../lib/wrk.ts'
 const CEILING = fileURLToPath(new URL('../../ceiling/server.ts', import.meta.url))
 const SPIN = fileURLToPath(new URL('../spin-preload.ts', import.meta.url))
 /**
- * Servers per plain side, started in turn (plain, plain again, plain, ...) so that neither side
- * has all the first starts: processes of one build differ by a few percent, so equality needs
- * several; the slower side's 3 serve twice each.
+ * Servers per side: the plain ones started in turn (plain, plain again, plain, ...) so that
+ * neither side has all the first starts, the slower ones once the baseline has sized their loop. Processes of one build differ by a few percent (memory layout, JIT
+ * decisions), so each side needs several of its own: with fewer, a side whose few processes
+ * happen to be fast hides a 5% slowdown (seen with 3 slower servers serving twice each).
  */
-const SERVERS_PER_SIDE = 6
+const SERVERS_PER_SIDE = 8
 /** CPU time per measured run; requests of each server's warm-up (the JIT settles within ~20,000). */
 const RUN_CPU_NS = 0.1e9
 const WARMUP_REQUESTS = 30_000
 /**
  * Rounds come in batches; another batch runs while a check is not met yet. One pair of runs on
  * this shared VM differs by ~8% (the same server, two runs in a row: 7% to 12%), so the median of
- * 42 rounds is good to ~1.6% and of 126 to ~0.9%; a batch gives each pair of servers 7 rounds.
+ * 48 rounds is good to ~1.5% and of 144 to ~0.9%; a batch gives each pair of servers 6 rounds.
  */
-const BATCH_ROUNDS = 42
+const BATCH_ROUNDS = 48
 const MAX_BATCHES = 3
 /**
  * The bench reports 95% intervals, which miss the truth one time in twenty by construction; the
@@ -90,12 +91,11 @@ describe('CPU A/B', { skip: skipReason() }, () => {
     for (const server of [...plain.servers, ...again.servers]) baseline.push(usPerRequest(await measureRun(server, 'list', 3000, load)))
     const baselineNs = median(baseline) * 1000
     const spinNs = Math.round(0.05 * baselineNs)
-    const spinning: AbServer[] = []
-    for (let i = 0; i < SERVERS_PER_SIDE / 2; i++) {
-      spinning.push(await startCeiling(t, { NODE_OPTIONS: `--import ${SPIN}`, BENCH_SPIN_NS: String(spinNs) }))
-      await measureRun(spinning[i]!, 'list', WARMUP_REQUESTS + 3000, load)
+    const slower: AbSide = { name: 'slower', servers: [] }
+    for (let i = 0; i < SERVERS_PER_SIDE; i++) {
+      slower.servers.push(await startCeiling(t, { NODE_OPTIONS: `--import ${SPIN}`, BENCH_SPIN_NS: String(spinNs) }))
+      await measureRun(slower.servers[i]!, 'list', WARMUP_REQUESTS + 3000, load)
     }
-    const slower: AbSide = { name: 'slower', servers: [...spinning, ...spinning] }
     const requests = Math.ceil(RUN_CPU_NS / baselineNs)
 
     // The loss as the bench reports it (95%); the equality at the test's level. A batch runs the
