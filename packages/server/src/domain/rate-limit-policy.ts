@@ -1,4 +1,5 @@
 import type { Limits, PlanName, RateLimitStatus } from '@animal-store/contract'
+import { TwoKeyMap } from '../base/two-key-map.ts'
 
 export const MINUTE_MS = 60_000
 export const DAY_MS = 86_400_000
@@ -50,27 +51,19 @@ interface PolicyText {
 }
 
 /** By limit per minute, then per day: spelled once per pair (the plans' and the keys' overrides, so bounded by the keys). */
-const policyTexts = new Map<number, Map<number, PolicyText>>()
+const policyTexts = new TwoKeyMap<number, number, PolicyText>()
 
-function policyText(perMinute: number, perDay: number): PolicyText {
-  let byDay = policyTexts.get(perMinute)
-  if (byDay === undefined) {
-    byDay = new Map()
-    policyTexts.set(perMinute, byDay)
-  }
-  let text = byDay.get(perDay)
-  if (text === undefined) {
-    text = { policy: `"minute";q=${perMinute};w=60, "day";q=${perDay};w=86400`, minuteLimit: String(perMinute), dayLimit: String(perDay) }
-    byDay.set(perDay, text)
-  }
-  return text
-}
+const spellPolicy = (perMinute: number, perDay: number): PolicyText => ({
+  policy: `"minute";q=${perMinute};w=60, "day";q=${perDay};w=86400`,
+  minuteLimit: String(perMinute),
+  dayLimit: String(perDay)
+})
 
 /** X-RateLimit-* and the IETF RateLimit-Policy / RateLimit fields (draft-ietf-httpapi-ratelimit-headers-10). */
 export function rateLimitHeaders(windows: [WindowState, WindowState], now: number): Record<string, string> {
   const inForce = windowInForce(windows)
   const [minute, day] = windows
-  const text = policyText(minute.limit, day.limit)
+  const text = policyTexts.getOrAdd(minute.limit, day.limit, spellPolicy)
   return {
     'x-ratelimit-limit': inForce === minute ? text.minuteLimit : text.dayLimit,
     'x-ratelimit-remaining': String(remaining(inForce)),

@@ -1,3 +1,5 @@
+import { TwoKeyMap } from '../../base/two-key-map.ts'
+
 /** One method and route's observations. */
 export class LatencySeries {
   readonly #bounds: readonly number[]
@@ -34,7 +36,7 @@ export class LatencyHistogram {
   readonly #help: string
   readonly #bounds: readonly number[]
   /** By route, then method: an observation looks up the strings it has, and builds none. */
-  readonly #series = new Map<string, Map<string, LatencySeries>>()
+  readonly #series = new TwoKeyMap<string, string, LatencySeries>()
 
   constructor(name: string, help: string, bounds: readonly number[]) {
     this.#name = name
@@ -48,22 +50,15 @@ export class LatencyHistogram {
 
   /** The series of a method and route, to observe into without looking it up again. */
   series(method: string, route: string): LatencySeries {
-    let byMethod = this.#series.get(route)
-    if (byMethod === undefined) {
-      byMethod = new Map()
-      this.#series.set(route, byMethod)
-    }
-    let series = byMethod.get(method)
-    if (series === undefined) {
-      series = new LatencySeries(this.#bounds, `method="${escapeLabel(method)}",route="${escapeLabel(route)}"`)
-      byMethod.set(method, series)
-    }
-    return series
+    return this.#series.getOrAdd(route, method, this.#newSeries)
   }
+
+  readonly #newSeries = (route: string, method: string) =>
+    new LatencySeries(this.#bounds, `method="${escapeLabel(method)}",route="${escapeLabel(route)}"`)
 
   render(): string {
     const lines = [`# HELP ${this.#name} ${this.#help}`, `# TYPE ${this.#name} histogram`]
-    for (const { labels, counts, sum } of [...this.#series.values()].flatMap((byMethod) => [...byMethod.values()])) {
+    for (const [, , { labels, counts, sum }] of this.#series.entries()) {
       let cumulative = 0
       this.#bounds.forEach((bound, i) => {
         cumulative += counts[i]!

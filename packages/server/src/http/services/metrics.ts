@@ -3,6 +3,7 @@ import type { Clock } from '../../base/clock.ts'
 import type { WindowName } from '../../domain/rate-limit-policy.ts'
 import type { FallbackEvents } from '../../limits/types.ts'
 import type { RateLimitObserver } from '../../limits/rate-limiter.ts'
+import { TwoKeyMap } from '../../base/two-key-map.ts'
 import { LatencyHistogram, type LatencySeries } from './latency-histogram.ts'
 
 /** Counts taken on the hot path as plain numbers, by plan, and handed to prom-client when /metrics is scraped. */
@@ -29,7 +30,7 @@ interface RouteRecord {
 export class Metrics implements RateLimitObserver {
   readonly registry = new Registry()
   /** By route, then method: a request looks up the strings it has and builds none. */
-  readonly #routes = new Map<string, Map<string, RouteRecord>>()
+  readonly #routes = new TwoKeyMap<string, string, RouteRecord>()
   /** By plan. */
   readonly #allowedCounts = new PendingCounts()
   readonly #requests = new Counter({
@@ -38,11 +39,10 @@ export class Metrics implements RateLimitObserver {
     labelNames: ['method', 'route', 'status'] as const,
     registers: [this.registry],
     collect: () => {
-      for (const [route, byMethod] of this.#routes)
-        for (const [method, { statuses }] of byMethod) {
-          for (const [status, count] of statuses) this.#requests.inc({ method, route, status }, count)
-          statuses.clear()
-        }
+      for (const [route, method, { statuses }] of this.#routes.entries()) {
+        for (const [status, count] of statuses) this.#requests.inc({ method, route, status }, count)
+        statuses.clear()
+      }
     }
   })
   readonly #duration = new LatencyHistogram(
@@ -106,21 +106,15 @@ export class Metrics implements RateLimitObserver {
 
   /** Counts a finished request and its latency, by route (`unmatched` when no route matched). */
   record(method: string, route: string, status: number, elapsedMs: number): void {
-    const record = this.#routes.get(route)?.get(method) ?? this.#newRoute(method, route)
+    const record = this.#routes.getOrAdd(route, method, this.#newRoute)
     record.statuses.set(status, (record.statuses.get(status) ?? 0) + 1)
     record.latency.observe(elapsedMs / 1000)
   }
 
-  #newRoute(method: string, route: string): RouteRecord {
-    let byMethod = this.#routes.get(route)
-    if (byMethod === undefined) {
-      byMethod = new Map()
-      this.#routes.set(route, byMethod)
-    }
-    const record = { latency: this.#duration.series(method, route), statuses: new Map<number, number>() }
-    byMethod.set(method, record)
-    return record
-  }
+  readonly #newRoute = (route: string, method: string): RouteRecord => ({
+    latency: this.#duration.series(method, route),
+    statuses: new Map<number, number>()
+  })
 
   /** A request the rate limiter let through (the hot path's one decision, counted cheaply). */
   allowed(plan: string): void {
