@@ -1,15 +1,5 @@
-import {
-  context,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Context,
-  type Span,
-  type SpanContext,
-  type TextMapGetter
-} from '@opentelemetry/api'
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { ROOT_CONTEXT, SpanKind, trace, type Context, type SpanContext, type TextMapGetter } from '@opentelemetry/api'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto'
@@ -17,6 +7,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources'
 import { AlwaysOnSampler, BatchSpanProcessor, SamplingDecision, TracerProvider } from '@opentelemetry/sdk-trace'
 import { andThen } from '../base/maybe.ts'
 import type { RequestHeaders, RequestSpan, ServerRequestInfo, SpanAttributes, Tracing, TracingConfig } from '../base/tracing.ts'
+import { DeferredSpans, type RecordedCall, type RecordedRequest } from './deferred-spans.ts'
 import { DecidedIds, rootDecision, samplerOf } from './otel-sampling.ts'
 
 const HEADERS: TextMapGetter<RequestHeaders> = {
@@ -28,33 +19,40 @@ const HEADERS: TextMapGetter<RequestHeaders> = {
 const NO_ATTRIBUTES = {}
 const NO_LINKS: [] = []
 
-/** A request the sampler took: its SDK span, and the context its work runs in. */
-class ServerSpan implements RequestSpan {
+/** A request the sampler took: recorded as it goes, its spans built later by DeferredSpans. */
+class SampledRequest implements RequestSpan, RecordedRequest {
   readonly traceId: string
-  private readonly span: Span
-  private readonly context: Context
-  private readonly method: string
+  readonly parent: Context
+  readonly method: string
+  readonly attributes: SpanAttributes
+  readonly startedAt = performance.now()
+  endedAt = -1
+  route: string | undefined = undefined
+  status = 0
+  readonly calls: RecordedCall[] = []
+  built: Context | undefined = undefined
+  private readonly spans: DeferredSpans
+  private readonly active: AsyncLocalStorage<SampledRequest>
 
-  constructor(span: Span, parent: Context, method: string) {
-    this.span = span
-    this.context = trace.setSpan(parent, span)
-    this.traceId = span.spanContext().traceId
-    this.method = method
+  constructor(traceId: string, parent: Context, info: ServerRequestInfo, spans: DeferredSpans, active: AsyncLocalStorage<SampledRequest>) {
+    this.traceId = traceId
+    this.parent = parent
+    this.method = info.method
+    // Only what the HTTP conventions require; no header value (Authorization least of all) goes in.
+    this.attributes = { 'http.request.method': info.method, 'url.path': info.path, 'url.scheme': info.scheme }
+    this.spans = spans
+    this.active = active
   }
 
   run(work: () => void): void {
-    context.with(this.context, work)
+    this.active.run(this, work)
   }
 
   end(route: string | undefined, status: number): void {
-    const span = this.span
-    if (route !== undefined) {
-      span.updateName(`${this.method} ${route}`)
-      span.setAttribute('http.route', route)
-    }
-    span.setAttribute('http.response.status_code', status)
-    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
-    span.end()
+    this.endedAt = performance.now()
+    this.route = route
+    this.status = status
+    this.spans.requestEnded(this)
   }
 }
 
@@ -72,8 +70,6 @@ class CallerTrace implements RequestSpan {
 
 /** OpenTelemetry tracing exported over OTLP/HTTP (protobuf or JSON) in batches. */
 export function createOtelTracing(config: TracingConfig, version: string): Tracing {
-  // One per process: a second app in the same process (tests) finds them in place.
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
   const propagator = new W3CTraceContextPropagator()
   const exporterConfig = { url: config.endpoint, headers: config.headers }
   const exporter = config.protocol === 'http/json' ? new JsonExporter(exporterConfig) : new ProtobufExporter(exporterConfig)
@@ -90,14 +86,9 @@ export function createOtelTracing(config: TracingConfig, version: string): Traci
   const tracer = provider.getTracer('animal-store', version)
   // A request without a traceparent is a root: decided without the propagator or a span context.
   const decideRoot = rootDecision(config.sampler, ids)
-  const start = (parent: Context, traceId: string, info: ServerRequestInfo): RequestSpan => {
-    // Only what the HTTP conventions require; no header value (Authorization least of all) goes in.
-    const attributes = { 'http.request.method': info.method, 'url.path': info.path, 'url.scheme': info.scheme }
-    ids.decided = traceId
-    const span = tracer.startSpan(info.method, { kind: SpanKind.SERVER, attributes }, parent)
-    ids.decided = undefined
-    return new ServerSpan(span, parent, info.method)
-  }
+  const spans = new DeferredSpans(tracer, ids)
+  const active = new AsyncLocalStorage<SampledRequest>()
+  const start = (parent: Context, traceId: string, info: ServerRequestInfo) => new SampledRequest(traceId, parent, info, spans, active)
 
   return {
     startRequest(headers, request, describe) {
@@ -113,20 +104,22 @@ export function createOtelTracing(config: TracingConfig, version: string): Traci
       return start(parent, traceId, describe(request))
     },
     child(name, attributes: SpanAttributes, work) {
-      // Only inside a recorded request: no span otherwise.
-      if (trace.getSpan(context.active())?.isRecording() !== true) return work()
-      const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes })
+      // Only inside a sampled request: nothing recorded otherwise.
+      const request = active.getStore()
+      if (request === undefined) return work()
+      const call: RecordedCall = { name, attributes, startedAt: performance.now(), endedAt: -1, failure: undefined, request }
       const fail = (error: unknown) => {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' })
-        span.end()
+        call.endedAt = performance.now()
+        call.failure = error instanceof Error ? error.name : 'error'
+        spans.callEnded(call)
         throw error
       }
-      // A storage call starts no span of its own: it runs in the request's context, not one made for its span.
       try {
         return andThen(
           work(),
           (value) => {
-            span.end()
+            call.endedAt = performance.now()
+            spans.callEnded(call)
             return value
           },
           fail
@@ -136,6 +129,7 @@ export function createOtelTracing(config: TracingConfig, version: string): Traci
       }
     },
     async close() {
+      spans.flush()
       await provider.shutdown()
     }
   }

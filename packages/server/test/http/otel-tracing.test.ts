@@ -39,6 +39,8 @@ interface OtlpSpan {
   parentSpanId?: string
   name: string
   kind: number
+  startTimeUnixNano: string
+  endTimeUnixNano: string
   attributes: Array<{ key: string; value: { stringValue?: string; intValue?: number | string } }>
 }
 
@@ -123,6 +125,10 @@ describe('OpenTelemetry tracing', () => {
         const insert = spans.find((s) => s.parentSpanId === create.spanId && s.name === 'INSERT pets')
         assert.ok(insert, 'a child span for the create, which waits for its commit')
         assert.equal(attribute(insert, 'db.system.name'), backend.name === 'sqlite' ? 'sqlite' : 'postgresql')
+        // Spans are built after the request from the times it recorded: the call lies inside its request.
+        const [start, end] = [BigInt(create.startTimeUnixNano), BigInt(create.endTimeUnixNano)]
+        assert.ok(start > 0n && start <= BigInt(insert.startTimeUnixNano), 'the call starts inside the request')
+        assert.ok(BigInt(insert.startTimeUnixNano) < BigInt(insert.endTimeUnixNano) && BigInt(insert.endTimeUnixNano) <= end)
         if (backend.name !== 'sqlite')
           assert.ok(
             spans.some((s) => s.parentSpanId === create.spanId && s.name === 'EVALSHA rate-limit'),
