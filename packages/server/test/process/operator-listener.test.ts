@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
 import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
@@ -11,8 +10,12 @@ import { freePort, tempDir } from '../helpers/temp.ts'
 async function occupy(t: { after(fn: () => unknown): void }, port: number): Promise<void> {
   const server: Server = createServer()
   server.listen(port, '127.0.0.1')
-  const [outcome] = (await Promise.race([once(server, 'listening'), once(server, 'error')])) as [Error | undefined]
-  if (outcome === undefined) t.after(() => new Promise((resolve) => server.close(resolve)))
+  // Not events.once: its 'listening' promise rejects on 'error', and a port already taken is fine here.
+  const failed = await new Promise<Error | undefined>((resolve) => {
+    server.once('listening', () => resolve(undefined))
+    server.once('error', resolve)
+  })
+  if (failed === undefined) t.after(() => new Promise((resolve) => server.close(resolve)))
 }
 
 async function created(env: Record<string, string>, args: string[]): Promise<{ id: string; key?: string; token?: string }> {
