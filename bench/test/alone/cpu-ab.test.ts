@@ -27,9 +27,10 @@ const CEILING = fileURLToPath(new URL('../../ceiling/server.ts', import.meta.url
 const SPIN = fileURLToPath(new URL('../spin-preload.ts', import.meta.url))
 /**
  * Servers per side: the plain ones started in turn (plain, plain again, plain, ...) so that
- * neither side has all the first starts, the slower ones once the baseline has sized their loop. Processes of one build differ by a few percent (memory layout, JIT
- * decisions), so each side needs several of its own: with fewer, a side whose few processes
- * happen to be fast hides a 5% slowdown (seen with 3 slower servers serving twice each).
+ * neither side has all the first starts, the slower ones once the baseline has sized their loop.
+ * Processes of one build differ by a few percent (memory layout, JIT decisions), so each side
+ * needs several of its own: with fewer, a side whose few processes happen to be fast hides a 5%
+ * slowdown (seen with 3 slower servers serving twice each).
  */
 const SERVERS_PER_SIDE = 8
 /** CPU time per measured run; requests of each server's warm-up (the JIT settles within ~20,000). */

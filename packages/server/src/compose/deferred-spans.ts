@@ -11,7 +11,7 @@ export interface RecordedCall {
   endedAt: number
   /** The error's name when the call failed. */
   failure: string | undefined
-  /** The request it was made in; its span's context once built. */
+  /** The sampled request it was made in. */
   readonly request: RecordedRequest
 }
 
@@ -32,8 +32,8 @@ export interface RecordedRequest {
   status: number
   /** Calls that ended while the request was open; later ones are built on their own. */
   readonly calls: RecordedCall[]
-  /** The context of its server span, once built. */
-  built: Context | undefined
+  /** Its server span, once built: the parent of a call that ends after it. */
+  built: Span | undefined
 }
 
 /**
@@ -72,7 +72,7 @@ export class DeferredSpans {
     for (const recorded of ended) {
       if ('calls' in recorded) this.buildRequest(recorded)
       // Its request ended before it, so was built in this batch or an earlier one.
-      else this.buildCall(recorded, recorded.request.built ?? ROOT_CONTEXT)
+      else this.buildCall(recorded, trace.setSpan(ROOT_CONTEXT, recorded.request.built!))
     }
   }
 
@@ -94,17 +94,14 @@ export class DeferredSpans {
     this.ids.decided = undefined
     if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
     span.end(request.endedAt)
+    request.built = span
+    if (request.calls.length === 0) return
     const context = trace.setSpan(ROOT_CONTEXT, span)
-    request.built = context
     for (const call of request.calls) this.buildCall(call, context)
   }
 
   private buildCall(call: RecordedCall, parent: Context): void {
-    const span: Span = this.tracer.startSpan(
-      call.name,
-      { kind: SpanKind.CLIENT, attributes: call.attributes, startTime: call.startedAt },
-      parent
-    )
+    const span = this.tracer.startSpan(call.name, { kind: SpanKind.CLIENT, attributes: call.attributes, startTime: call.startedAt }, parent)
     if (call.failure !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: call.failure })
     span.end(call.endedAt)
   }

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { ROOT_CONTEXT, SpanKind, trace, type Context, type SpanContext, type TextMapGetter } from '@opentelemetry/api'
+import { ROOT_CONTEXT, SpanKind, trace, type Context, type Span, type SpanContext, type TextMapGetter } from '@opentelemetry/api'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto'
@@ -30,7 +30,7 @@ class SampledRequest implements RequestSpan, RecordedRequest {
   route: string | undefined = undefined
   status = 0
   readonly calls: RecordedCall[] = []
-  built: Context | undefined = undefined
+  built: Span | undefined = undefined
   private readonly spans: DeferredSpans
   private readonly active: AsyncLocalStorage<SampledRequest>
 
@@ -108,18 +108,20 @@ export function createOtelTracing(config: TracingConfig, version: string): Traci
       const request = active.getStore()
       if (request === undefined) return work()
       const call: RecordedCall = { name, attributes, startedAt: performance.now(), endedAt: -1, failure: undefined, request }
-      const fail = (error: unknown) => {
+      const finish = (failure: string | undefined) => {
         call.endedAt = performance.now()
-        call.failure = error instanceof Error ? error.name : 'error'
+        call.failure = failure
         spans.callEnded(call)
+      }
+      const fail = (error: unknown) => {
+        finish(error instanceof Error ? error.name : 'error')
         throw error
       }
       try {
         return andThen(
           work(),
           (value) => {
-            call.endedAt = performance.now()
-            spans.callEnded(call)
+            finish(undefined)
             return value
           },
           fail
