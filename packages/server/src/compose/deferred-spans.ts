@@ -1,8 +1,8 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
 import type { SpanAttributes } from '../base/tracing.ts'
-import type { DecidedIds } from './otel-sampling.ts'
+import { clockOffset, CLIENT_KIND, SERVER_KIND, STATUS_ERROR, STATUS_UNSET, type FinishedSpan } from './finished-span.ts'
+import { newSpanId } from './span-ids.ts'
 
-/** A storage call made inside a sampled request: its times and outcome, made into an SDK span later. */
+/** A storage call made inside a sampled request: its times and outcome, made a span later. */
 export interface RecordedCall {
   readonly name: string
   readonly attributes: SpanAttributes
@@ -15,14 +15,20 @@ export interface RecordedCall {
   readonly request: RecordedRequest
 }
 
+/** The caller's span a request continues, from its `traceparent` (and `tracestate`). */
+export interface CallerSpan {
+  readonly spanId: string
+  readonly traceState: string | undefined
+}
+
 /**
  * A sampled request as recorded on its way: plain fields written by the request path, made into
- * SDK spans by DeferredSpans. Times are `performance.now()` milliseconds, as the SDK takes them.
+ * spans by DeferredSpans. Times are `performance.now()` milliseconds.
  */
 export interface RecordedRequest {
   readonly traceId: string
-  /** ROOT_CONTEXT, or the caller's context extracted from its traceparent. */
-  readonly parent: Context
+  /** Undefined for a root request. */
+  readonly caller: CallerSpan | undefined
   readonly method: string
   readonly attributes: SpanAttributes
   readonly startedAt: number
@@ -30,49 +36,53 @@ export interface RecordedRequest {
   endedAt: number
   route: string | undefined
   status: number
-  /** Calls that ended while the request was open; later ones are built on their own. */
+  /** Calls that ended while the request was open; later ones are made spans on their own. */
   readonly calls: RecordedCall[]
-  /** Its server span, once built: the parent of a call that ends after it. */
-  built: Span | undefined
+  /** Its server span's id, once made: the parent of a call that ends after it. */
+  spanId: string | undefined
+}
+
+/** Where finished spans go: the batcher (SpanExport), with the turn's clock correction. */
+export interface SpanSink {
+  add(span: FinishedSpan, clockOffset: number): void
 }
 
 /**
- * Builds the SDK spans of the requests that ended in a turn of the event loop together, once the
- * turn is done: on its way a request only writes down what its spans will say, with their start
- * and end times. Built one at a time between requests, a span cost several times more at a low
+ * Makes the spans of the requests that ended in a turn of the event loop together, once the turn
+ * is done: on its way a request only writes down what its spans will say, with their start and
+ * end times. Made one at a time between requests, a span cost several times more at a low
  * sampling ratio (rarely run code stays in V8's slower tiers, and the caches go cold in between).
  */
 export class DeferredSpans {
   private ended: Array<RecordedRequest | RecordedCall> = []
   private scheduled = false
-  private readonly tracer: Tracer
-  private readonly ids: DecidedIds
+  private readonly sink: SpanSink
 
-  constructor(tracer: Tracer, ids: DecidedIds) {
-    this.tracer = tracer
-    this.ids = ids
+  constructor(sink: SpanSink) {
+    this.sink = sink
   }
 
-  /** A request has ended: its spans are built once this turn is done. */
+  /** A request has ended: its spans are made once this turn is done. */
   requestEnded(request: RecordedRequest): void {
     this.add(request)
   }
 
-  /** A call has ended: kept with its request while that is open, else built on its own once this turn is done. */
+  /** A call has ended: kept with its request while that is open, else made a span on its own once this turn is done. */
   callEnded(call: RecordedCall): void {
     if (call.request.endedAt < 0) call.request.calls.push(call)
     else this.add(call)
   }
 
-  /** Builds every span ended so far. */
+  /** Makes every span ended so far. */
   flush(): void {
     this.scheduled = false
     const ended = this.ended
     this.ended = []
+    const offset = clockOffset()
     for (const recorded of ended) {
-      if ('calls' in recorded) this.buildRequest(recorded)
-      // Its request ended before it, so was built in this batch or an earlier one.
-      else this.buildCall(recorded, trace.setSpan(ROOT_CONTEXT, recorded.request.built!))
+      if ('calls' in recorded) this.requestSpans(recorded, offset)
+      // Its request ended before it, so was made in this batch or an earlier one.
+      else this.callSpan(recorded, recorded.request.spanId!, offset)
     }
   }
 
@@ -83,26 +93,49 @@ export class DeferredSpans {
     setImmediate(() => this.flush())
   }
 
-  private buildRequest(request: RecordedRequest): void {
-    const { method, route, status } = request
+  private requestSpans(request: RecordedRequest, offset: number): void {
+    const { method, route, status, caller } = request
     const attributes: SpanAttributes = { ...request.attributes, 'http.response.status_code': status }
     if (route !== undefined) attributes['http.route'] = route
-    const name = route === undefined ? method : `${method} ${route}`
-    // A root takes the trace id its sampling was decided by; a caller's trace keeps the caller's.
-    this.ids.decided = request.traceId
-    const span = this.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes, startTime: request.startedAt }, request.parent)
-    this.ids.decided = undefined
-    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
-    span.end(request.endedAt)
-    request.built = span
-    if (request.calls.length === 0) return
-    const context = trace.setSpan(ROOT_CONTEXT, span)
-    for (const call of request.calls) this.buildCall(call, context)
+    const spanId = newSpanId()
+    request.spanId = spanId
+    this.sink.add(
+      {
+        traceId: request.traceId,
+        spanId,
+        parentSpanId: caller?.spanId,
+        traceState: caller?.traceState,
+        remoteParent: caller !== undefined,
+        name: route === undefined ? method : `${method} ${route}`,
+        kind: SERVER_KIND,
+        startedAt: request.startedAt,
+        endedAt: request.endedAt,
+        attributes,
+        status: status >= 500 ? STATUS_ERROR : STATUS_UNSET,
+        statusMessage: undefined
+      },
+      offset
+    )
+    for (const call of request.calls) this.callSpan(call, spanId, offset)
   }
 
-  private buildCall(call: RecordedCall, parent: Context): void {
-    const span = this.tracer.startSpan(call.name, { kind: SpanKind.CLIENT, attributes: call.attributes, startTime: call.startedAt }, parent)
-    if (call.failure !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: call.failure })
-    span.end(call.endedAt)
+  private callSpan(call: RecordedCall, parentSpanId: string, offset: number): void {
+    this.sink.add(
+      {
+        traceId: call.request.traceId,
+        spanId: newSpanId(),
+        parentSpanId,
+        traceState: call.request.caller?.traceState,
+        remoteParent: false,
+        name: call.name,
+        kind: CLIENT_KIND,
+        startedAt: call.startedAt,
+        endedAt: call.endedAt,
+        attributes: call.attributes,
+        status: call.failure === undefined ? STATUS_UNSET : STATUS_ERROR,
+        statusMessage: call.failure
+      },
+      offset
+    )
   }
 }

@@ -1,13 +1,6 @@
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  ParentBasedSampler,
-  RandomIdGenerator,
-  TraceIdRatioBasedSampler,
-  type IdGenerator,
-  type Sampler
-} from '@opentelemetry/sdk-trace'
+import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace'
 import type { TracingConfig } from '../base/tracing.ts'
+import { newTraceId } from './span-ids.ts'
 
 /** The OTEL_TRACES_SAMPLER named, as the SDK defines it. */
 export function samplerOf({ name, ratio }: TracingConfig['sampler']): Sampler {
@@ -19,25 +12,6 @@ export function samplerOf({ name, ratio }: TracingConfig['sampler']): Sampler {
   return name.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root
 }
 
-/**
- * Random ids, except that the next root span takes the trace id the sampler already decided on
- * (a ratio sampler decides by the trace id's bits): the span then has the id its decision was made for.
- */
-export class DecidedIds implements IdGenerator {
-  readonly random = new RandomIdGenerator()
-  decided: string | undefined
-
-  generateTraceId(): string {
-    const id = this.decided ?? this.random.generateTraceId()
-    this.decided = undefined
-    return id
-  }
-
-  generateSpanId(): string {
-    return this.random.generateSpanId()
-  }
-}
-
 const word = () => (Math.random() * 2 ** 32) >>> 0
 
 /**
@@ -47,9 +21,9 @@ const word = () => (Math.random() * 2 ** 32) >>> 0
  * request left out costs one random number; a taken one gets three more words and a first word
  * that makes the xor come out as drawn (uniform, as an id drawn whole would be).
  */
-export function rootDecision({ name, ratio }: TracingConfig['sampler'], ids: DecidedIds): () => string | undefined {
+export function rootDecision({ name, ratio }: TracingConfig['sampler']): () => string | undefined {
   if (name.endsWith('always_off')) return () => undefined
-  if (!name.endsWith('traceidratio')) return () => ids.random.generateTraceId()
+  if (!name.endsWith('traceidratio')) return newTraceId
   const clamped = Number.isNaN(ratio) ? 0 : Math.min(1, Math.max(0, ratio))
   const upper = clamped === 1 ? 2 ** 32 : Math.floor(clamped * 0xffffffff)
   // Spelt out in hex by Buffer: Number#toString(16) cost ~1.5 µs per id.

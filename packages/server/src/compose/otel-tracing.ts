@@ -1,14 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { ROOT_CONTEXT, SpanKind, trace, type Context, type Span, type SpanContext, type TextMapGetter } from '@opentelemetry/api'
+import { ROOT_CONTEXT, SpanKind, trace, type SpanContext, type TextMapGetter } from '@opentelemetry/api'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
-import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
-import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto'
-import { resourceFromAttributes } from '@opentelemetry/resources'
-import { AlwaysOnSampler, BatchSpanProcessor, SamplingDecision, TracerProvider } from '@opentelemetry/sdk-trace'
+import { SamplingDecision } from '@opentelemetry/sdk-trace'
 import { andThen } from '../base/maybe.ts'
 import type { RequestHeaders, RequestSpan, ServerRequestInfo, SpanAttributes, Tracing, TracingConfig } from '../base/tracing.ts'
-import { DeferredSpans, type RecordedCall, type RecordedRequest } from './deferred-spans.ts'
-import { DecidedIds, rootDecision, samplerOf } from './otel-sampling.ts'
+import { DeferredSpans, type CallerSpan, type RecordedCall, type RecordedRequest } from './deferred-spans.ts'
+import { rootDecision, samplerOf } from './otel-sampling.ts'
+import { JsonSpans } from './otlp-json.ts'
+import { ProtobufSpans } from './otlp-protobuf.ts'
+import { otlpSender, SpanExport } from './span-export.ts'
+import { newTraceId } from './span-ids.ts'
 
 const HEADERS: TextMapGetter<RequestHeaders> = {
   keys: (carrier) => Object.keys(carrier),
@@ -22,7 +23,7 @@ const NO_LINKS: [] = []
 /** A request the sampler took: recorded as it goes, its spans built later by DeferredSpans. */
 class SampledRequest implements RequestSpan, RecordedRequest {
   readonly traceId: string
-  readonly parent: Context
+  readonly caller: CallerSpan | undefined
   readonly method: string
   readonly attributes: SpanAttributes
   readonly startedAt = performance.now()
@@ -30,13 +31,19 @@ class SampledRequest implements RequestSpan, RecordedRequest {
   route: string | undefined = undefined
   status = 0
   readonly calls: RecordedCall[] = []
-  built: Span | undefined = undefined
+  spanId: string | undefined = undefined
   private readonly spans: DeferredSpans
   private readonly active: AsyncLocalStorage<SampledRequest>
 
-  constructor(traceId: string, parent: Context, info: ServerRequestInfo, spans: DeferredSpans, active: AsyncLocalStorage<SampledRequest>) {
+  constructor(
+    traceId: string,
+    caller: CallerSpan | undefined,
+    info: ServerRequestInfo,
+    spans: DeferredSpans,
+    active: AsyncLocalStorage<SampledRequest>
+  ) {
     this.traceId = traceId
-    this.parent = parent
+    this.caller = caller
     this.method = info.method
     // Only what the HTTP conventions require; no header value (Authorization least of all) goes in.
     this.attributes = { 'http.request.method': info.method, 'url.path': info.path, 'url.scheme': info.scheme }
@@ -68,40 +75,39 @@ class CallerTrace implements RequestSpan {
   end(): void {}
 }
 
-/** OpenTelemetry tracing exported over OTLP/HTTP (protobuf or JSON) in batches. */
+/**
+ * OpenTelemetry tracing exported over OTLP/HTTP (protobuf or JSON) in batches: W3C Trace Context
+ * and the samplers are the SDK's; spans are recorded on the request path, made once the turn is
+ * done (DeferredSpans), encoded into their batch as they are made and sent by the SDK's exporter.
+ */
 export function createOtelTracing(config: TracingConfig, version: string): Tracing {
   const propagator = new W3CTraceContextPropagator()
-  const exporterConfig = { url: config.endpoint, headers: config.headers }
-  const exporter = config.protocol === 'http/json' ? new JsonExporter(exporterConfig) : new ProtobufExporter(exporterConfig)
-  // The configured sampler decides each request once, before any span exists (see startRequest);
-  // the provider then records what it is given, the children of a recorded request included.
+  const source = { serviceName: config.serviceName, version }
+  const encoding = config.protocol === 'http/json' ? new JsonSpans(source) : new ProtobufSpans(source)
+  const sender = otlpSender({ url: config.endpoint, headers: config.headers }, encoding.contentType)
+  const exported = new SpanExport(encoding, sender.send)
+  // The configured sampler decides each request once, before any span exists (see startRequest).
   const sampler = samplerOf(config.sampler)
-  const ids = new DecidedIds()
-  const provider = new TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': version }),
-    sampler: new AlwaysOnSampler(),
-    idGenerator: ids,
-    spanProcessors: [new BatchSpanProcessor({ exporter })]
-  })
-  const tracer = provider.getTracer('animal-store', version)
   // A request without a traceparent is a root: decided without the propagator or a span context.
-  const decideRoot = rootDecision(config.sampler, ids)
-  const spans = new DeferredSpans(tracer, ids)
+  const decideRoot = rootDecision(config.sampler)
+  const spans = new DeferredSpans(exported)
   const active = new AsyncLocalStorage<SampledRequest>()
-  const start = (parent: Context, traceId: string, info: ServerRequestInfo) => new SampledRequest(traceId, parent, info, spans, active)
+  const start = (traceId: string, caller: CallerSpan | undefined, info: ServerRequestInfo) =>
+    new SampledRequest(traceId, caller, info, spans, active)
 
   return {
     startRequest(headers, request, describe) {
       if (headers.traceparent === undefined) {
         const traceId = decideRoot()
-        return traceId === undefined ? undefined : start(ROOT_CONTEXT, traceId, describe(request))
+        return traceId === undefined ? undefined : start(traceId, undefined, describe(request))
       }
       const parent = propagator.extract(ROOT_CONTEXT, headers, HEADERS)
       const caller: SpanContext | undefined = trace.getSpanContext(parent)
-      const traceId = caller?.traceId ?? ids.random.generateTraceId()
+      const traceId = caller?.traceId ?? newTraceId()
       const { decision } = sampler.shouldSample(parent, traceId, '', SpanKind.SERVER, NO_ATTRIBUTES, NO_LINKS)
       if (decision !== SamplingDecision.RECORD_AND_SAMPLED) return caller === undefined ? undefined : new CallerTrace(caller.traceId)
-      return start(parent, traceId, describe(request))
+      const callerSpan = caller === undefined ? undefined : { spanId: caller.spanId, traceState: caller.traceState?.serialize() }
+      return start(traceId, callerSpan, describe(request))
     },
     child(name, attributes: SpanAttributes, work) {
       // Only inside a sampled request: nothing recorded otherwise.
@@ -132,7 +138,8 @@ export function createOtelTracing(config: TracingConfig, version: string): Traci
     },
     async close() {
       spans.flush()
-      await provider.shutdown()
+      await exported.flush()
+      await sender.shutdown()
     }
   }
 }

@@ -2,14 +2,14 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { ROOT_CONTEXT } from '@opentelemetry/api'
 import { SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace'
-import { DecidedIds, rootDecision } from '../../src/compose/otel-sampling.ts'
+import { rootDecision } from '../../src/compose/otel-sampling.ts'
 
 const DRAWS = 20_000
 
 describe('the sampling decision of a root request', () => {
   for (const ratio of [0.1, 0.5]) {
     test(`traceidratio ${ratio}: takes that share, and every id taken is one the SDK's sampler takes`, () => {
-      const decide = rootDecision({ name: 'traceidratio', ratio }, new DecidedIds())
+      const decide = rootDecision({ name: 'traceidratio', ratio })
       const sdk = new TraceIdRatioBasedSampler(ratio)
       const taken: string[] = []
       for (let i = 0; i < DRAWS; i++) {
@@ -34,7 +34,6 @@ describe('the sampling decision of a root request', () => {
   }
 
   test('ratio 0 takes none, ratio 1 and always_on take all, always_off none', () => {
-    const ids = new DecidedIds()
     const cases = [
       { sampler: { name: 'traceidratio', ratio: 0 }, taken: 0 },
       { sampler: { name: 'traceidratio', ratio: 1 }, taken: 1000 },
@@ -43,7 +42,7 @@ describe('the sampling decision of a root request', () => {
       { sampler: { name: 'always_off', ratio: 1 }, taken: 0 }
     ]
     for (const { sampler, taken } of cases) {
-      const decide = rootDecision(sampler, ids)
+      const decide = rootDecision(sampler)
       let count = 0
       for (let i = 0; i < 1000; i++) if (decide() !== undefined) count++
       assert.equal(count, taken, JSON.stringify(sampler))
