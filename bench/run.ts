@@ -79,7 +79,9 @@ interval. Writes cpu.{json,md} (--quick: cpu-smoke.*). With --cpu:
                       protobuf to a receiver the harness runs; the run fails if an always_on side
                       exported nothing or an always_off side exported anything. Also prints each
                       setting against its target (nothing sampled ≥ 0.95×, up to a tenth ≥ 0.90×,
-                      more ≥ 0.70× of tracing off)
+                      more ≥ 0.70× of tracing off). With --baseline-rev and one setting: both
+                      revisions traced alike, each exporting to a receiver of its own; writes
+                      cpu-traced.{json,md}
   --rounds N          rounds (default 64; --quick 6)
   --servers N         servers per build, used in turn (default 8; --quick 2)
   --run-ms MS         CPU milliseconds one run is sized to, by a probe (default 150; --quick 50)
@@ -163,10 +165,10 @@ function parseOptions() {
       (flag) => parsed[flag] !== undefined
     )
     if (other !== undefined) fail(`--${other} does not apply to --cpu (see --help)`)
-    if ((parsed['baseline-rev'] === undefined) === (parsed.tracing === undefined))
+    if (parsed['baseline-rev'] === undefined && parsed.tracing === undefined)
       fail(
         '--cpu compares this checkout with another revision (--baseline-rev REV; HEAD on a clean checkout: the noise floor) ' +
-          'or tracing off with tracing on (--tracing SETTINGS): give one of them'
+          'or tracing off with tracing on (--tracing SETTINGS): give one of them, or both with one setting (both revisions traced)'
       )
     const otel = Object.keys(process.env).filter((name) => name.startsWith('OTEL_'))
     if (parsed.tracing !== undefined && otel.length > 0)
@@ -210,11 +212,14 @@ function parseOptions() {
     } catch (error) {
       fail(`--tracing: ${(error as Error).message}`)
     }
+    if (baseline !== undefined && tracing.length !== 1) fail('--tracing with --baseline-rev traces both revisions alike: give one setting')
   }
   const cpuMode = cpu
     ? {
         comparison:
-          tracing === undefined ? { kind: 'revision' as const, baseline: baseline! } : { kind: 'tracing' as const, settings: tracing },
+          baseline !== undefined
+            ? { kind: 'revision' as const, baseline, traced: tracing?.[0] }
+            : { kind: 'tracing' as const, settings: tracing! },
         servers: positiveInt('servers', parsed.servers, quick ? 2 : 8),
         runMs: positiveInt('run-ms', parsed['run-ms'], quick ? 50 : 150, 10),
         workloads: list(

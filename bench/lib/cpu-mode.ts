@@ -30,7 +30,7 @@ import { baselineTargets, checkoutAt, SERVICE_BIN_PATH, TARGETS, type Store, typ
 import { LIST_PATH, PAGES, requestPlan, type WorkloadId } from './workloads.ts'
 
 /** What is compared: this checkout against another revision, or tracing off against tracing on. */
-type CpuComparison = { kind: 'revision'; baseline: Revision } | { kind: 'tracing'; settings: TracingSetting[] }
+type CpuComparison = { kind: 'revision'; baseline: Revision; traced?: TracingSetting } | { kind: 'tracing'; settings: TracingSetting[] }
 
 export interface CpuModeOptions {
   comparison: CpuComparison
@@ -113,9 +113,19 @@ async function buildsOf(comparison: CpuComparison, harness: Harness) {
     const { root, defer, log } = harness
     const checkout = checkoutAt(await prepareWorktree(root, baseline, { needs: SERVICE_BIN_PATH, defer, log }))
     const before = baselineTargets(checkout, baseline.short, [now.id])[0]!
+    // With a tracing setting, both builds run traced, each exporting to a receiver of its own.
+    const traced = comparison.traced
+    const envOf = async () => {
+      if (traced === undefined) return {}
+      const receiver = await startOtlpSink()
+      harness.defer(() => receiver.close())
+      return tracingEnv(traced, receiver.endpoint)
+    }
     return {
-      builds: [build(before.id, before, 'before'), build(now.id, now, 'now')],
-      describe: `Builds: now = this checkout (${now.id}); before = ${revisionName(baseline)}, commit ${baseline.commit} (${before.id})`,
+      builds: [build(before.id, before, 'before', await envOf()), build(now.id, now, 'now', await envOf())],
+      describe:
+        `Builds: now = this checkout (${now.id}); before = ${revisionName(baseline)}, commit ${baseline.commit} (${before.id})` +
+        (traced === undefined ? '' : `; both with tracing on, ${traced.label}, each exporting OTLP/HTTP protobuf to a receiver of its own`),
       heading: `this checkout ("now", ${now.id}) against ${before.id} ("before"); speed now ÷ before = CPU per request before ÷ now`,
       outcomes: []
     }
@@ -197,7 +207,8 @@ export async function runCpuMode(options: CpuModeOptions, harness: Harness, comm
   const summaries = summarizeAb(runs, reference)
   const problems = sinkProblems(outcomes)
   // The tracing A/B keeps files of its own, beside the revision A/B's.
-  const kind = `${options.comparison.kind === 'tracing' ? 'cpu-tracing' : 'cpu'}${options.quick ? '-smoke' : ''}`
+  const { comparison: compared } = options
+  const kind = `${compared.kind === 'tracing' ? 'cpu-tracing' : compared.traced === undefined ? 'cpu' : 'cpu-traced'}${options.quick ? '-smoke' : ''}`
   const fellBack = runs.filter((r) => r.source === 'stat').length
   const runCpuMs = runs.map((r) => r.cpuNs / 1e6).sort((a, b) => a - b)[runs.length >> 1]!
   const report: CpuReport = {
