@@ -14,8 +14,11 @@ interface Export {
   body: Buffer
 }
 
-/** A real OTLP/HTTP receiver on a free port: keeps every export it is sent and answers success. */
-async function otlpReceiver(t: TestContext): Promise<{ endpoint: string; exports: Export[] }> {
+/**
+ * A real OTLP/HTTP receiver on a free port: keeps every export it is sent and answers success,
+ * after answering the first `unavailable` exports 503 (a collector restarting).
+ */
+async function otlpReceiver(t: TestContext, unavailable = 0): Promise<{ endpoint: string; exports: Export[] }> {
   const exports: Export[] = []
   const server = createServer((request: IncomingMessage, response) => {
     const chunks: Buffer[] = []
@@ -24,6 +27,7 @@ async function otlpReceiver(t: TestContext): Promise<{ endpoint: string; exports
       if (request.method === 'POST' && request.url === '/v1/traces') {
         exports.push({ contentType: request.headers['content-type'] ?? '', body: Buffer.concat(chunks) })
       }
+      if (exports.length <= unavailable) return void response.writeHead(503).end()
       const json = (request.headers['content-type'] ?? '').includes('json')
       response.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' }).end(json ? '{}' : '')
     })
@@ -259,5 +263,21 @@ describe('OpenTelemetry tracing', () => {
     const body = Buffer.concat(receiver.exports.map((e) => e.body))
     assert.ok(body.includes(Buffer.from(traceId, 'hex')), 'the caller trace id, as protobuf bytes')
     assert.ok(body.includes(Buffer.from('GET /v1/pets')), 'the span named by route')
+  })
+
+  test('a collector answering 503 gets the same batch again; requests are served meanwhile', async (t) => {
+    const receiver = await otlpReceiver(t, 1)
+    const app = await startApp(t, {
+      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.endpoint}/v1/traces`, OTEL_TRACES_SAMPLER: 'always_on' }
+    })
+    const traceIds = Array.from({ length: 3 }, () => randomBytes(16).toString('hex'))
+    for (const traceId of traceIds) {
+      const traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`
+      assert.equal((await app.fetch('/v1/pets?limit=1', { headers: { traceparent } })).status, 200)
+    }
+    await app.close()
+    assert.equal(receiver.exports.length, 2, 'refused once, then delivered')
+    assert.ok(receiver.exports[0]!.body.equals(receiver.exports[1]!.body), 'the retry sends the same bytes')
+    for (const traceId of traceIds) assert.ok(receiver.exports[1]!.body.includes(Buffer.from(traceId, 'hex')))
   })
 })
