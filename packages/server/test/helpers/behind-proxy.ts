@@ -45,11 +45,13 @@ async function addressLimits(port: number): Promise<void> {
     const first = await send(port, '127.0.0.2', { path: '/v1/pets' })
     assert.equal(first.status, 401)
     const reset = first.headers['x-ratelimit-reset']
-    // The client claims to be 127.0.0.3; the proxy records where the request really came from.
-    const spoofed = await send(port, '127.0.0.2', { path: '/v1/pets', headers: { 'x-forwarded-for': '127.0.0.3' } })
+    // The client claims to be another address; the proxy records where the request really came
+    // from. A new one each attempt: an earlier attempt's request may already be in this minute.
+    const claimed = `127.0.0.${10 + attempt}`
+    const spoofed = await send(port, '127.0.0.2', { path: '/v1/pets', headers: { 'x-forwarded-for': claimed } })
     const answers = [first, spoofed]
     while (answers.at(-1)!.status !== 429 && answers.length <= 70) answers.push(await send(port, '127.0.0.2', { path: '/v1/pets' }))
-    const other = await send(port, '127.0.0.3', { path: '/v1/pets' })
+    const other = await send(port, claimed, { path: '/v1/pets' })
     const again = await send(port, '127.0.0.2', { path: '/v1/pets' })
     if ([...answers, other, again].some((answer) => answer.headers['x-ratelimit-reset'] !== reset) && attempt < 3) continue
     assert.equal(remaining(spoofed), remaining(first) - 1, "the spoofed entry counted against the client's own address")
