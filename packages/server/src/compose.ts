@@ -109,10 +109,14 @@ async function composeServe(
 ): Promise<Services> {
   const logger = options.logger ?? createLogger(config.logLevel)
   const metrics = new Metrics(clock)
-  // Off unless OTEL_* names an endpoint; then OpenTelemetry is loaded, and storage and Redis calls get spans.
-  const tracing =
-    config.tracing === undefined ? undefined : (await import('./compose/otel-tracing.ts')).createOtelTracing(config.tracing, API_VERSION)
   const redis = options.counters === undefined ? await openRedis(config) : undefined
+  // Off unless OTEL_* names an endpoint; then OpenTelemetry is loaded, and storage and Redis calls get spans:
+  // on the embedded store with in-process counters, only the create's (it waits for its fsync).
+  const childSpans = sqlite !== undefined && redis === undefined ? 'writes' : 'every request'
+  const tracing =
+    config.tracing === undefined
+      ? undefined
+      : (await import('./compose/otel-tracing.ts')).createOtelTracing(config.tracing, API_VERSION, childSpans)
   const serving =
     options.counters === undefined
       ? servingCounters(redis, sqlite, { clock, logger, metrics, maxAddresses: config.maxAddresses })

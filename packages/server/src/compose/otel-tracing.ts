@@ -17,6 +17,13 @@ const HEADERS: TextMapGetter<RequestHeaders> = {
 }
 
 // What the configured samplers are shown of a request before its span exists: they decide by trace id and parent alone.
+/**
+ * Which requests can make a call that gets a child span (`compose/traced.ts`): every request, or
+ * only writes (the embedded store with in-process counters, where only a create waits).
+ */
+export type ChildSpans = 'every request' | 'writes'
+const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
 const NO_ATTRIBUTES = {}
 const NO_LINKS: [] = []
 
@@ -33,14 +40,15 @@ class SampledRequest implements RequestSpan, RecordedRequest {
   readonly calls: RecordedCall[] = []
   spanId: string | undefined = undefined
   private readonly spans: DeferredSpans
-  private readonly active: AsyncLocalStorage<SampledRequest>
+  /** Undefined when no call it can make gets a span: it then runs in no context of its own. */
+  private readonly active: AsyncLocalStorage<SampledRequest> | undefined
 
   constructor(
     traceId: string,
     caller: CallerSpan | undefined,
     info: ServerRequestInfo,
     spans: DeferredSpans,
-    active: AsyncLocalStorage<SampledRequest>
+    active: AsyncLocalStorage<SampledRequest> | undefined
   ) {
     this.traceId = traceId
     this.caller = caller
@@ -52,7 +60,8 @@ class SampledRequest implements RequestSpan, RecordedRequest {
   }
 
   run(work: () => void): void {
-    this.active.run(this, work)
+    if (this.active === undefined) work()
+    else this.active.run(this, work)
   }
 
   end(route: string | undefined, status: number): void {
@@ -80,7 +89,7 @@ class CallerTrace implements RequestSpan {
  * and the samplers are the SDK's; spans are recorded on the request path, made once the turn is
  * done (DeferredSpans), encoded into their batch as they are made and sent by the SDK's exporter.
  */
-export function createOtelTracing(config: TracingConfig, version: string): Tracing {
+export function createOtelTracing(config: TracingConfig, version: string, childSpans: ChildSpans): Tracing {
   const propagator = new W3CTraceContextPropagator()
   const source = { serviceName: config.serviceName, version }
   const encoding = config.protocol === 'http/json' ? new JsonSpans(source) : new ProtobufSpans(source)
@@ -92,8 +101,10 @@ export function createOtelTracing(config: TracingConfig, version: string): Traci
   const decideRoot = rootDecision(config.sampler)
   const spans = new DeferredSpans(exported)
   const active = new AsyncLocalStorage<SampledRequest>()
+  // A context costs every callback the request schedules (each carries it): only for requests whose calls get spans.
+  const contextFor = (method: string) => (childSpans === 'writes' && READS.has(method) ? undefined : active)
   const start = (traceId: string, caller: CallerSpan | undefined, info: ServerRequestInfo) =>
-    new SampledRequest(traceId, caller, info, spans, active)
+    new SampledRequest(traceId, caller, info, spans, contextFor(info.method))
 
   return {
     startRequest(headers, request, describe) {
