@@ -5,7 +5,7 @@ import { createLogger } from './base/logger.ts'
 import { administration, operatorReads, storedLastUse } from './compose/administration.ts'
 import { openDatabase, openRedis } from './compose/backends.ts'
 import { cliCounters, servingCounters } from './compose/counters.ts'
-import { tracedCounters, tracedStorage } from './compose/traced.ts'
+import { childSpansOf, tracedCounters, tracedStorage } from './compose/traced.ts'
 import { usageHistory } from './compose/usage.ts'
 import type { Config } from './config.ts'
 import { IdempotencyService } from './domain/idempotency.ts'
@@ -110,13 +110,16 @@ async function composeServe(
   const logger = options.logger ?? createLogger(config.logLevel)
   const metrics = new Metrics(clock)
   const redis = options.counters === undefined ? await openRedis(config) : undefined
-  // Off unless OTEL_* names an endpoint; then OpenTelemetry is loaded, and storage and Redis calls get spans:
-  // on the embedded store with in-process counters, only the create's (it waits for its fsync).
-  const childSpans = sqlite !== undefined && redis === undefined ? 'writes' : 'every request'
+  const system = sqlite === undefined ? 'postgresql' : 'sqlite'
+  // Off unless OTEL_* names an endpoint; then OpenTelemetry is loaded, and storage and Redis calls get spans.
   const tracing =
     config.tracing === undefined
       ? undefined
-      : (await import('./compose/otel-tracing.ts')).createOtelTracing(config.tracing, API_VERSION, childSpans)
+      : (await import('./compose/otel-tracing.ts')).createOtelTracing(
+          config.tracing,
+          API_VERSION,
+          childSpansOf(system, redis !== undefined)
+        )
   const serving =
     options.counters === undefined
       ? servingCounters(redis, sqlite, { clock, logger, metrics, maxAddresses: config.maxAddresses })
@@ -124,7 +127,7 @@ async function composeServe(
   let counters = options.counters ?? serving!.counters
   if (tracing !== undefined && redis !== undefined) counters = tracedCounters(counters, tracing)
   const readiness: Record<string, ReadinessCheck> = { database: () => storage.ping(), ...serving?.readiness }
-  const stores = tracing === undefined ? storage : tracedStorage(storage, tracing, sqlite === undefined ? 'postgresql' : 'sqlite')
+  const stores = tracing === undefined ? storage : tracedStorage(storage, tracing, system)
 
   // The pets' version, where one can be known: this process's own writes on the embedded file;
   // with PostgreSQL, a marker in Redis that every instance's creates change.

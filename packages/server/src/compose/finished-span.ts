@@ -30,6 +30,9 @@ export function spanFlags(span: FinishedSpan): number {
   return 0x01 | 0x100 | (span.remoteParent ? 0x200 : 0)
 }
 
+/** The instrumentation scope every span is exported under. */
+export const SCOPE_NAME = 'animal-store'
+
 /** The resource and instrumentation scope every exported span belongs to. */
 export interface SpanSource {
   readonly serviceName: string

@@ -10,20 +10,16 @@ import { JsonSpans } from './otlp-json.ts'
 import { ProtobufSpans } from './otlp-protobuf.ts'
 import { otlpSender, SpanExport } from './span-export.ts'
 import { newTraceId } from './span-ids.ts'
+import type { ChildSpans } from './traced.ts'
 
 const HEADERS: TextMapGetter<RequestHeaders> = {
   keys: (carrier) => Object.keys(carrier),
   get: (carrier, key) => carrier[key]
 }
 
-// What the configured samplers are shown of a request before its span exists: they decide by trace id and parent alone.
-/**
- * Which requests can make a call that gets a child span (`compose/traced.ts`): every request, or
- * only writes (the embedded store with in-process counters, where only a create waits).
- */
-export type ChildSpans = 'every request' | 'writes'
 const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
+// What the configured samplers are shown of a request before its span exists: they decide by trace id and parent alone.
 const NO_ATTRIBUTES = {}
 const NO_LINKS: [] = []
 

@@ -1,5 +1,5 @@
 import type { SpanAttributes } from '../base/tracing.ts'
-import { epochTime, spanFlags, type FinishedSpan, type SpanEncoding, type SpanSource } from './finished-span.ts'
+import { epochTime, SCOPE_NAME, spanFlags, type FinishedSpan, type SpanEncoding, type SpanSource } from './finished-span.ts'
 
 /**
  * Spans as an OTLP/HTTP JSON ExportTraceServiceRequest: each span is made its JSON text as it is
@@ -17,7 +17,7 @@ export class JsonSpans implements SpanEncoding {
       attributes: keyValues({ 'service.name': source.serviceName, 'service.version': source.version }),
       droppedAttributesCount: 0
     }
-    const scope = { name: 'animal-store', version: source.version }
+    const scope = { name: SCOPE_NAME, version: source.version }
     this.head = `{"resourceSpans":[{"resource":${JSON.stringify(resource)},"scopeSpans":[{"scope":${JSON.stringify(scope)},"spans":[`
   }
 

@@ -1,4 +1,4 @@
-import { epochTime, spanFlags, type FinishedSpan, type SpanEncoding, type SpanSource } from './finished-span.ts'
+import { epochTime, SCOPE_NAME, spanFlags, type FinishedSpan, type SpanEncoding, type SpanSource } from './finished-span.ts'
 import { ProtobufWriter, varintSize, writeVarint } from './protobuf-writer.ts'
 
 /**
@@ -29,7 +29,7 @@ export class ProtobufSpans implements SpanEncoding {
     head.byte(0x0a)
     const scope = head.open()
     head.byte(0x0a)
-    head.string('animal-store')
+    head.string(SCOPE_NAME)
     if (source.version !== '') {
       head.byte(0x12)
       head.string(source.version)

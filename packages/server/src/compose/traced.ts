@@ -6,6 +6,17 @@ import type { Storage } from '../storage/types.ts'
 /** The database as the semantic conventions name it (`db.system.name`). */
 export type DatabaseSystem = 'sqlite' | 'postgresql'
 
+/** Which requests can make a call that the wrappers below give a child span. */
+export type ChildSpans = 'every request' | 'writes'
+
+/**
+ * Every request, when it looks keys up in PostgreSQL or consumes from Redis; only writes on SQLite
+ * with in-process counters, where the create is the one call that waits.
+ */
+export function childSpansOf(system: DatabaseSystem, sharedCounters: boolean): ChildSpans {
+  return system === 'sqlite' && !sharedCounters ? 'writes' : 'every request'
+}
+
 /**
  * The storage with a child span around each call a request makes that waits: on PostgreSQL every
  * call (pets, key lookups, Idempotency-Key claims), on SQLite the create (it waits for the batch's
