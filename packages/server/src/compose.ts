@@ -5,12 +5,12 @@ import { createLogger } from './base/logger.ts'
 import { administration, operatorReads, storedLastUse } from './compose/administration.ts'
 import { openDatabase, openRedis } from './compose/backends.ts'
 import { cliCounters, servingCounters } from './compose/counters.ts'
-import { childSpansOf, tracedCounters, tracedStorage } from './compose/traced.ts'
+import { childSpansOf, tracedCounters, tracedStorage } from './tracing/traced-stores.ts'
 import { usageHistory } from './compose/usage.ts'
 import type { Config } from './config.ts'
-import { IdempotencyService } from './domain/idempotency.ts'
-import { KeyCache } from './domain/key-cache.ts'
-import { PetService } from './domain/pets.ts'
+import { IdempotencyService } from './domain/pets/idempotency.ts'
+import { KeyCache } from './domain/keys/cache.ts'
+import { PetService } from './domain/pets/service.ts'
 import { Authenticator } from './http/services/authenticator.ts'
 import { CachedPages } from './http/services/page-cache.ts'
 import { Metrics } from './http/services/metrics.ts'
@@ -21,7 +21,8 @@ import type { ReadinessCheck } from './routes/health.ts'
 import { renderedPages } from './routes/pets/rendered-pages.ts'
 import type { CliServices, Services } from './services.ts'
 import type { SqliteStorage } from './storage/sqlite/index.ts'
-import type { PetStore, PetsVersion, Storage } from './storage/types.ts'
+import type { PetStore, PetsVersion } from './storage/pets/types.ts'
+import type { Storage } from './storage/types.ts'
 
 /** Replaceable parts a test (or a benchmark) hands in; everything else follows from the config. */
 export interface ComposeOptions {
@@ -115,7 +116,7 @@ async function composeServe(
   const tracing =
     config.tracing === undefined
       ? undefined
-      : (await import('./compose/otel-tracing.ts')).createOtelTracing(
+      : (await import('./tracing/otel-tracing.ts')).createOtelTracing(
           config.tracing,
           API_VERSION,
           childSpansOf(system, redis !== undefined)

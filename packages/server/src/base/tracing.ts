@@ -2,7 +2,7 @@ import type { Maybe } from './maybe.ts'
 
 /**
  * Distributed tracing as the service sees it. The composition root picks the implementation
- * (OpenTelemetry, `compose/otel-tracing.ts`) when the OTEL_* environment asks for it; with
+ * (OpenTelemetry, `tracing/otel-tracing.ts`) when the OTEL_* environment asks for it; with
  * tracing off there is no Tracing at all and nothing on the request path looks for one.
  */
 export interface Tracing {

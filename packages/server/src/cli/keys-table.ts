@@ -1,5 +1,5 @@
 import type { RateLimitStatus } from '@animal-store/contract'
-import type { KeyView } from '../domain/keys.ts'
+import type { KeyView } from '../domain/keys/views.ts'
 import { alignedTable } from './text-table.ts'
 
 /** `keys list` for people: one aligned row per key. */

@@ -1,13 +1,14 @@
 import type { Clock } from '../base/clock.ts'
-import { AuditLog } from '../domain/audit-log.ts'
-import { KeyDirectory } from '../domain/key-directory.ts'
-import { KeyService } from '../domain/key-service.ts'
-import { KeyViews, type LastUseLookup } from '../domain/key-views.ts'
-import { OperatorService } from '../domain/operators.ts'
-import type { UsageService } from '../domain/usage.ts'
+import { AuditLog } from '../domain/audit/log.ts'
+import { KeyDirectory } from '../domain/keys/directory.ts'
+import { KeyService } from '../domain/keys/service.ts'
+import { KeyViews, type LastUseLookup } from '../domain/keys/views.ts'
+import { OperatorService } from '../domain/operators/service.ts'
+import type { UsageService } from '../domain/usage/service.ts'
 import { keyLimitState } from '../limits/rate-limiter.ts'
 import type { CounterReader } from '../limits/types.ts'
-import type { KeyStore, Storage } from '../storage/types.ts'
+import type { KeyStore } from '../storage/keys/types.ts'
+import type { Storage } from '../storage/types.ts'
 
 /** Last use as the CLI reads it: what the serving processes had stored at their latest flush. */
 export function storedLastUse(storage: Storage): LastUseLookup {

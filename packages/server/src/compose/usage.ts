@@ -1,8 +1,8 @@
 import type { Logger } from 'pino'
 import type { Clock } from '../base/clock.ts'
-import { UsageService } from '../domain/usage.ts'
-import { UsageBuffer, type UsageRecorder } from '../domain/usage-recorder.ts'
-import type { UsageStore } from '../storage/usage-types.ts'
+import { UsageService } from '../domain/usage/service.ts'
+import { UsageBuffer, type UsageRecorder } from '../domain/usage/recorder.ts'
+import type { UsageStore } from '../storage/usage/types.ts'
 
 /** How often an instance adds its counts to the database: they are there within 15 s (DESIGN §6). */
 const USAGE_FLUSH_INTERVAL_MS = 10_000

@@ -1,5 +1,5 @@
 import type { Clock } from '../base/clock.ts'
-import { DAY_MS, windowStart } from '../domain/rate-limit-policy.ts'
+import { DAY_MS, windowStart } from '../domain/rate-limits/policy.ts'
 import type { CounterFile } from '../storage/counter-file-types.ts'
 import { setImmediate } from 'node:timers/promises'
 import { MemoryCounterStore, usageAt } from './memory/counter-store.ts'

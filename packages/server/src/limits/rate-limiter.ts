@@ -2,8 +2,8 @@ import { PLANS, type Limits, type RateLimitStatus } from '@animal-store/contract
 import type { Clock } from '../base/clock.ts'
 import { isPending, type Maybe } from '../base/maybe.ts'
 import { ApiError } from '../domain/api-error.ts'
-import { limitsOf, type KeyLimitState, type KeyUsage } from '../domain/keys.ts'
-import type { UsageRecorder } from '../domain/usage-recorder.ts'
+import { limitsOf, type KeyLimitState, type KeyUsage } from '../domain/keys/limits.ts'
+import type { UsageRecorder } from '../domain/usage/recorder.ts'
 import {
   blockingWindow,
   rateLimitHeaders,
@@ -11,8 +11,8 @@ import {
   retryAfterSeconds,
   windowsAt,
   type WindowName
-} from '../domain/rate-limit-policy.ts'
-import type { ApiKeyRecord } from '../storage/types.ts'
+} from '../domain/rate-limits/policy.ts'
+import type { ApiKeyRecord } from '../storage/keys/types.ts'
 import { addressSubject, KEY_PREFIX, keySubject, type ConsumeResult, type CounterReader, type CounterStore } from './types.ts'
 
 /** Told of every decision, for metrics. */

@@ -1,6 +1,6 @@
 import type { Limits } from '@animal-store/contract'
 import type { Maybe } from '../base/maybe.ts'
-import type { KeyUsage } from '../domain/keys.ts'
+import type { KeyUsage } from '../domain/keys/limits.ts'
 
 export interface ConsumeRequest {
   /** `key:<id>` or `ip:<address>`. */

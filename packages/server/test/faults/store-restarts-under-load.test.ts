@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import pg from 'pg'
-import { generateSecret } from '../../src/domain/keys.ts'
+import { generateSecret } from '../../src/domain/keys/secret.ts'
 import { postJson, startApp, type TestApp } from '../helpers/app.ts'
 import type { Backend } from '../helpers/backends.ts'
 import { OwnPostgres, OwnRedis, ownServersUnavailable } from '../helpers/own-servers.ts'

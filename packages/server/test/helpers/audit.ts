@@ -1,5 +1,5 @@
 import type { AuditAction } from '@animal-store/contract'
-import type { AuditEntry } from '../../src/storage/audit-types.ts'
+import type { AuditEntry } from '../../src/storage/audit/types.ts'
 
 /** The audit entry of a change a test makes straight through a store (as SQL by hand would), by the `test` CLI user. */
 export function testAudit(action: AuditAction): (target: { id: string; name: string | null }) => AuditEntry {

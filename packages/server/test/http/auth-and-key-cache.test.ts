@@ -3,7 +3,7 @@ import { describe, test } from 'node:test'
 import { assertError } from '../helpers/assertions.ts'
 import { postJson, startApp, type TestApp } from '../helpers/app.ts'
 import { suiteBackends } from '../helpers/backends.ts'
-import { generateSecret } from '../../src/domain/keys.ts'
+import { generateSecret } from '../../src/domain/keys/secret.ts'
 import { testAudit } from '../helpers/audit.ts'
 
 /** Every operation, so the security matrix runs against each one. */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Pet } from '@animal-store/contract'
-import { IdempotencyClaimLostError, type IdempotencyCompletion, type Storage } from '../../src/storage/types.ts'
+import { IdempotencyClaimLostError, type IdempotencyCompletion } from '../../src/storage/pets/idempotency.ts'
+import { type Storage } from '../../src/storage/types.ts'
 import { openStore, suiteBackends } from '../helpers/backends.ts'
 
 const LIMITS = { expiredBefore: 0, staleBefore: 0 }

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict'
 import { describe, test, type TestContext } from 'node:test'
 import type { UsageBucket } from '@animal-store/contract'
 import { ManualClock } from '../../src/base/clock.ts'
-import { UsageService } from '../../src/domain/usage.ts'
-import { UsageQueryError } from '../../src/domain/usage-range.ts'
-import { UsageBuffer } from '../../src/domain/usage-recorder.ts'
+import { UsageService } from '../../src/domain/usage/service.ts'
+import { UsageQueryError } from '../../src/domain/usage/range.ts'
+import { UsageBuffer } from '../../src/domain/usage/recorder.ts'
 import { openStore, suiteBackends, type Backend } from '../helpers/backends.ts'
 
 const MINUTE = 60_000

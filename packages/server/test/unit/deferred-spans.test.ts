@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, test } from 'node:test'
-import { DeferredSpans, type CallerSpan, type RecordedCall, type RecordedRequest } from '../../src/compose/deferred-spans.ts'
-import { clockOffset, CLIENT_KIND, SERVER_KIND, STATUS_ERROR, STATUS_UNSET, type FinishedSpan } from '../../src/compose/finished-span.ts'
-import { newTraceId } from '../../src/compose/span-ids.ts'
+import { DeferredSpans, type CallerSpan, type RecordedCall, type RecordedRequest } from '../../src/tracing/deferred-spans.ts'
+import { clockOffset, CLIENT_KIND, SERVER_KIND, STATUS_ERROR, STATUS_UNSET, type FinishedSpan } from '../../src/tracing/finished-span.ts'
+import { newTraceId } from '../../src/tracing/span-ids.ts'
 
 function setup() {
   const finished: FinishedSpan[] = []

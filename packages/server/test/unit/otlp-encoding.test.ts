@@ -11,10 +11,10 @@ import {
   STATUS_UNSET,
   type FinishedSpan,
   type SpanEncoding
-} from '../../src/compose/finished-span.ts'
-import { JsonSpans } from '../../src/compose/otlp-json.ts'
-import { ProtobufSpans } from '../../src/compose/otlp-protobuf.ts'
-import { newSpanId, newTraceId } from '../../src/compose/span-ids.ts'
+} from '../../src/tracing/finished-span.ts'
+import { JsonSpans } from '../../src/tracing/otlp-json.ts'
+import { ProtobufSpans } from '../../src/tracing/otlp-protobuf.ts'
+import { newSpanId, newTraceId } from '../../src/tracing/span-ids.ts'
 
 const SOURCE = { serviceName: 'animal-store', version: '1.2.3' }
 // What the serializer reads of a resource: its attributes.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { ROOT_CONTEXT } from '@opentelemetry/api'
 import { SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace'
-import { rootDecision } from '../../src/compose/otel-sampling.ts'
+import { rootDecision } from '../../src/tracing/sampling.ts'
 
 const DRAWS = 20_000
 

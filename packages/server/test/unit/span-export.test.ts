@@ -2,10 +2,10 @@ import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, test } from 'node:test'
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core'
-import { SERVER_KIND, STATUS_UNSET, type FinishedSpan } from '../../src/compose/finished-span.ts'
-import { JsonSpans } from '../../src/compose/otlp-json.ts'
-import { SpanExport, type EncodedBatch } from '../../src/compose/span-export.ts'
-import { newSpanId, newTraceId } from '../../src/compose/span-ids.ts'
+import { SERVER_KIND, STATUS_UNSET, type FinishedSpan } from '../../src/tracing/finished-span.ts'
+import { JsonSpans } from '../../src/tracing/otlp-json.ts'
+import { SpanExport, type EncodedBatch } from '../../src/tracing/span-export.ts'
+import { newSpanId, newTraceId } from '../../src/tracing/span-ids.ts'
 
 const LIMITS = { maxQueueSize: 8, maxExportBatchSize: 4, scheduledDelayMillis: 60_000, exportTimeoutMillis: 60_000 }
 const SUCCESS: ExportResult = { code: ExportResultCode.SUCCESS }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { UsageBuffer } from '../../src/domain/usage-recorder.ts'
-import type { UsageDelta } from '../../src/storage/usage-types.ts'
+import { UsageBuffer } from '../../src/domain/usage/recorder.ts'
+import type { UsageDelta } from '../../src/storage/usage/types.ts'
 
 const MINUTE = 60_000
 const NOW = Date.parse('2026-06-15T12:00:10Z')

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { keptSince, topKeysSpans, usageRange, UsageQueryError, type UsageRangeInput } from '../../src/domain/usage-range.ts'
+import { keptSince, topKeysSpans, usageRange, UsageQueryError, type UsageRangeInput } from '../../src/domain/usage/range.ts'
 
 const at = (iso: string) => Date.parse(iso)
 const iso = (ms: number) => new Date(ms).toISOString()

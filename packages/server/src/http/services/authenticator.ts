@@ -1,9 +1,9 @@
 import type { Clock } from '../../base/clock.ts'
 import { isPending, type Maybe } from '../../base/maybe.ts'
 import { ApiError } from '../../domain/api-error.ts'
-import type { KeyCache } from '../../domain/key-cache.ts'
-import { looksLikeKey } from '../../domain/keys.ts'
-import type { ApiKeyRecord, KeyMatch } from '../../storage/types.ts'
+import type { KeyCache } from '../../domain/keys/cache.ts'
+import { looksLikeKey } from '../../domain/keys/secret.ts'
+import type { ApiKeyRecord, KeyMatch } from '../../storage/keys/types.ts'
 
 export type AuthResult = { ok: true; key: ApiKeyRecord } | { ok: false; error: ApiError }
 

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
 import type { Clock } from '../../base/clock.ts'
-import type { WindowName } from '../../domain/rate-limit-policy.ts'
+import type { WindowName } from '../../domain/rate-limits/policy.ts'
 import type { FallbackEvents } from '../../limits/types.ts'
 import type { RateLimitObserver } from '../../limits/rate-limiter.ts'
 import { TwoKeyMap } from '../../base/two-key-map.ts'

@@ -1,7 +1,7 @@
 import { ApiError } from '../../domain/api-error.ts'
-import { looksLikeKey } from '../../domain/keys.ts'
-import type { OperatorService } from '../../domain/operators.ts'
-import type { OperatorRecord } from '../../storage/operator-types.ts'
+import { looksLikeKey } from '../../domain/keys/secret.ts'
+import type { OperatorService } from '../../domain/operators/service.ts'
+import type { OperatorRecord } from '../../storage/operators/types.ts'
 
 /** A request's sign-in: the operator, or the 401 that refuses it and whether a token was tried (a failed sign-in). */
 export type OperatorAuth = { ok: true; operator: OperatorRecord } | { ok: false; error: ApiError; tokenTried: boolean }

@@ -1,7 +1,7 @@
 import type { Clock } from '../../base/clock.ts'
 import { andThen, isPending, type Maybe } from '../../base/maybe.ts'
-import type { PageQuery } from '../../domain/pets.ts'
-import type { PetsVersion, PetsVersionToken } from '../../storage/types.ts'
+import type { PageQuery } from '../../domain/pets/service.ts'
+import type { PetsVersion, PetsVersionToken } from '../../storage/pets/types.ts'
 
 /** A list page as it goes on the wire: the serialized body and its `Link` header, if any. */
 export interface RenderedPage {

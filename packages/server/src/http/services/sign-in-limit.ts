@@ -1,4 +1,4 @@
-import { MINUTE_MS, windowStart } from '../../domain/rate-limit-policy.ts'
+import { MINUTE_MS, windowStart } from '../../domain/rate-limits/policy.ts'
 
 interface Failures {
   minuteStart: number

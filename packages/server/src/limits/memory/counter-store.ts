@@ -1,4 +1,4 @@
-import { DAY_MS, MINUTE_MS, windowStart } from '../../domain/rate-limit-policy.ts'
+import { DAY_MS, MINUTE_MS, windowStart } from '../../domain/rate-limits/policy.ts'
 import type { CounterRow } from '../../storage/counter-file-types.ts'
 import {
   ADDRESS_PREFIX,

@@ -1,4 +1,4 @@
-import { DAY_MS, MINUTE_MS, windowStart } from '../../domain/rate-limit-policy.ts'
+import { DAY_MS, MINUTE_MS, windowStart } from '../../domain/rate-limits/policy.ts'
 import { PerTurnBatch } from '../../base/per-turn.ts'
 import { clusterHealth, connectRedis, type RedisOptions, type ScriptedRedis } from './connection.ts'
 import { CONSUME_MANY } from './consume-script.ts'

@@ -9,8 +9,8 @@ import {
   type ListKeysQuery,
   type NewKey
 } from '@animal-store/contract'
-import type { KeyDirectory } from '../../domain/key-directory.ts'
-import type { KeyService } from '../../domain/key-service.ts'
+import type { KeyDirectory } from '../../domain/keys/directory.ts'
+import type { KeyService } from '../../domain/keys/service.ts'
 import { signedIn } from '../../http/hooks/operator-guard.ts'
 import { adminRoute, linkNext } from './route.ts'
 

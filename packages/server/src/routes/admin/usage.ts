@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { getKeyUsage, getUsage, listTopKeys, type TopKeysQuery, type UsageQuery } from '@animal-store/contract'
 import { queryMoment } from '../../domain/iso-time.ts'
-import type { KeyDirectory } from '../../domain/key-directory.ts'
-import type { UsageService } from '../../domain/usage.ts'
+import type { KeyDirectory } from '../../domain/keys/directory.ts'
+import type { UsageService } from '../../domain/usage/service.ts'
 import { adminRoute } from './route.ts'
 
 /** A query's range with its moments parsed. */

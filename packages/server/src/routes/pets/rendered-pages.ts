@@ -1,6 +1,6 @@
 import { Pets } from '@animal-store/contract'
 import { andThen } from '../../base/maybe.ts'
-import type { PageQuery, PetService } from '../../domain/pets.ts'
+import type { PageQuery, PetService } from '../../domain/pets/service.ts'
 import { compileSerializer } from '../../http/hooks/validation.ts'
 import type { PetPages } from '../../http/services/page-cache.ts'
 

@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg'
-import { AUDIT_INSERT_COLUMNS, auditValuesAfterAt, toAuditRecord, type AuditColumns } from '../audit-row.ts'
-import type { AuditEntry, AuditPageQuery, AuditRecord, AuditStore } from '../audit-types.ts'
+import { AUDIT_INSERT_COLUMNS, auditValuesAfterAt, toAuditRecord, type AuditColumns } from '../audit/row.ts'
+import type { AuditEntry, AuditPageQuery, AuditRecord, AuditStore } from '../audit/types.ts'
 import type { PostgresPool } from './pool.ts'
 
 type AuditRow = AuditColumns<string, string, AuditRecord['changes']>

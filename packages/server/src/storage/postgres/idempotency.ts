@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../types.ts'
+import type { IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../pets/idempotency.ts'
 import type { PostgresPool } from './pool.ts'
 
 interface Row {

@@ -1,8 +1,8 @@
 import type { PoolClient } from 'pg'
-import type { AuditEntry } from '../audit-types.ts'
-import type { KeyPageQuery } from '../key-page.ts'
-import { CHANGED_COLUMNS, keyFromRow, type KeyRow } from '../key-row.ts'
-import type { ApiKeyRecord, KeyChanges, KeyMatch, KeyStore } from '../types.ts'
+import type { AuditEntry } from '../audit/types.ts'
+import type { KeyPageQuery } from '../keys/page.ts'
+import { CHANGED_COLUMNS, keyFromRow, type KeyRow } from '../keys/row.ts'
+import type { ApiKeyRecord, KeyChanges, KeyMatch, KeyStore } from '../keys/types.ts'
 import { insertAudit } from './audit.ts'
 import type { PostgresPool } from './pool.ts'
 

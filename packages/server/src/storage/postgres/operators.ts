@@ -1,6 +1,6 @@
 import type { OperatorRole } from '@animal-store/contract'
-import type { AuditEntry } from '../audit-types.ts'
-import type { OperatorRecord, OperatorStore } from '../operator-types.ts'
+import type { AuditEntry } from '../audit/types.ts'
+import type { OperatorRecord, OperatorStore } from '../operators/types.ts'
 import { insertAudit } from './audit.ts'
 import type { PostgresPool } from './pool.ts'
 

@@ -1,12 +1,6 @@
 import { toInt64, type Int64, type Pet, type PetStatus } from '@animal-store/contract'
-import {
-  IdempotencyClaimLostError,
-  type IdempotencyCompletion,
-  type NewPetRecord,
-  type PendingCreate,
-  type PetPageQuery,
-  type PetStore
-} from '../types.ts'
+import { IdempotencyClaimLostError, type IdempotencyCompletion } from '../pets/idempotency.ts'
+import { type NewPetRecord, type PendingCreate, type PetPageQuery, type PetStore } from '../pets/types.ts'
 import type { PoolClient, QueryResultRow } from 'pg'
 import { PerTurnLookup } from '../../base/per-turn.ts'
 import type { PostgresPool } from './pool.ts'

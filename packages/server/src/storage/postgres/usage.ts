@@ -1,5 +1,5 @@
 import { GRANULARITIES, GRANULARITY_MS, type Granularity } from '@animal-store/contract'
-import type { KeyUsageTotal, TopKeysOrder, UsageDelta, UsageRow, UsageSpan, UsageStore } from '../usage-types.ts'
+import type { KeyUsageTotal, TopKeysOrder, UsageDelta, UsageRow, UsageSpan, UsageStore } from '../usage/types.ts'
 import type { PostgresPool } from './pool.ts'
 
 /** The flush's deltas as a table: $1 key ids, $2 minute starts, $3..$5 the counts. */

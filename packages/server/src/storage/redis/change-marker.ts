@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { Cluster, Redis } from 'ioredis'
 import type { Pet } from '@animal-store/contract'
 import { oncePerTurn } from '../../base/per-turn.ts'
-import type { IdempotencyCompletion, NewPetRecord, PetPageQuery, PetStore, PetsVersion } from '../types.ts'
+import type { IdempotencyCompletion } from '../pets/idempotency.ts'
+import type { NewPetRecord, PetPageQuery, PetStore, PetsVersion } from '../pets/types.ts'
 
 const freshMarker = () => randomBytes(12).toString('base64url')
 

@@ -1,6 +1,6 @@
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite'
-import { AUDIT_INSERT_COLUMNS, auditValuesAfterAt, toAuditRecord, type AuditColumns } from '../audit-row.ts'
-import type { AuditEntry, AuditPageQuery, AuditRecord, AuditStore } from '../audit-types.ts'
+import { AUDIT_INSERT_COLUMNS, auditValuesAfterAt, toAuditRecord, type AuditColumns } from '../audit/row.ts'
+import type { AuditEntry, AuditPageQuery, AuditRecord, AuditStore } from '../audit/types.ts'
 
 type AuditRow = AuditColumns<number, number, string>
 

@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { randomUUID } from 'node:crypto'
-import type { IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../types.ts'
+import type { IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../pets/idempotency.ts'
 
 interface Row {
   fingerprint: string

@@ -1,8 +1,8 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite'
-import type { AuditEntry } from '../audit-types.ts'
-import type { KeyPageQuery } from '../key-page.ts'
-import { CHANGED_COLUMNS, keyFromRow, type KeyRow } from '../key-row.ts'
-import type { ApiKeyRecord, KeyChanges, KeyMatch, KeyStore } from '../types.ts'
+import type { AuditEntry } from '../audit/types.ts'
+import type { KeyPageQuery } from '../keys/page.ts'
+import { CHANGED_COLUMNS, keyFromRow, type KeyRow } from '../keys/row.ts'
+import type { ApiKeyRecord, KeyChanges, KeyMatch, KeyStore } from '../keys/types.ts'
 import { inTransaction, insertAudit } from './audit.ts'
 
 const KEY_COLUMNS = 'id, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at, previous_secret_expires_at'

@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite'
 import type { OperatorRole } from '@animal-store/contract'
-import type { AuditEntry } from '../audit-types.ts'
-import type { OperatorRecord, OperatorStore } from '../operator-types.ts'
+import type { AuditEntry } from '../audit/types.ts'
+import type { OperatorRecord, OperatorStore } from '../operators/types.ts'
 import { inTransaction, insertAudit } from './audit.ts'
 
 interface OperatorRow {

@@ -1,15 +1,8 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { Int64, Pet, PetStatus } from '@animal-store/contract'
 import type { Clock } from '../../base/clock.ts'
-import {
-  IdempotencyClaimLostError,
-  type IdempotencyCompletion,
-  type NewPetRecord,
-  type PendingCreate,
-  type PetPageQuery,
-  type PetStore,
-  type PetsVersion
-} from '../types.ts'
+import { IdempotencyClaimLostError, type IdempotencyCompletion } from '../pets/idempotency.ts'
+import { type NewPetRecord, type PendingCreate, type PetPageQuery, type PetStore, type PetsVersion } from '../pets/types.ts'
 import type { TurnSnapshot } from './turn-snapshot.ts'
 
 // node:sqlite refuses to read an integer beyond 2^53 as a number; rather than reading every

@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { GRANULARITIES, GRANULARITY_MS, type Granularity } from '@animal-store/contract'
-import type { KeyUsageTotal, TopKeysOrder, UsageCounts, UsageDelta, UsageRow, UsageSpan, UsageStore } from '../usage-types.ts'
+import type { KeyUsageTotal, TopKeysOrder, UsageCounts, UsageDelta, UsageRow, UsageSpan, UsageStore } from '../usage/types.ts'
 import { withoutFsync } from './transaction.ts'
 
 const addCounts = (t: string) =>

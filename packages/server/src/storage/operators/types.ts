@@ -1,5 +1,5 @@
 import type { OperatorRole } from '@animal-store/contract'
-import type { AuditEntry } from './audit-types.ts'
+import type { AuditEntry } from '../audit/types.ts'
 
 /** A person who runs the service, signed in to the operator API with a token of their own. */
 export interface OperatorRecord {

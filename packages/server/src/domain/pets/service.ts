@@ -7,10 +7,11 @@ import {
   type Pet,
   type PetStatus
 } from '@animal-store/contract'
-import type { Clock } from '../base/clock.ts'
-import { andThen, isPending, type Maybe } from '../base/maybe.ts'
-import type { IdempotencyScope, PetStore, StoredResponse } from '../storage/types.ts'
-import { ApiError } from './api-error.ts'
+import type { Clock } from '../../base/clock.ts'
+import { andThen, isPending, type Maybe } from '../../base/maybe.ts'
+import type { IdempotencyScope, StoredResponse } from '../../storage/pets/idempotency.ts'
+import type { PetStore } from '../../storage/pets/types.ts'
+import { ApiError } from '../api-error.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
 import type { IdempotencyService } from './idempotency.ts'
 

@@ -1,4 +1,4 @@
-import type { UsageCounts, UsageDelta, UsageStore } from '../storage/usage-types.ts'
+import type { UsageCounts, UsageDelta, UsageStore } from '../../storage/usage/types.ts'
 
 /** What a request that named a valid key came to. */
 export type UsageOutcome = keyof UsageCounts

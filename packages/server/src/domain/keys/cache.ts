@@ -1,7 +1,7 @@
-import type { Clock } from '../base/clock.ts'
-import type { Maybe } from '../base/maybe.ts'
-import type { KeyMatch, KeyStore } from '../storage/types.ts'
-import { hashSecret } from './keys.ts'
+import type { Clock } from '../../base/clock.ts'
+import type { Maybe } from '../../base/maybe.ts'
+import type { KeyMatch, KeyStore } from '../../storage/keys/types.ts'
+import { hashSecret } from './secret.ts'
 
 interface Entry {
   key: KeyMatch | undefined

@@ -1,5 +1,5 @@
 import type { Limits, PlanName, RateLimitStatus } from '@animal-store/contract'
-import { TwoKeyMap } from '../base/two-key-map.ts'
+import { TwoKeyMap } from '../../base/two-key-map.ts'
 
 export const MINUTE_MS = 60_000
 export const DAY_MS = 86_400_000

@@ -1,8 +1,8 @@
 import { ADMIN_PAGE_LIMIT_DEFAULT, type AuditAction, type AuditEvent, type ListAuditQuery } from '@animal-store/contract'
-import type { AuditEntry, AuditStore } from '../storage/audit-types.ts'
-import type { Actor, RequestOrigin } from './actor.ts'
-import { decodeAuditCursor, encodeAuditCursor } from './admin-cursors.ts'
-import { queryMoment } from './iso-time.ts'
+import type { AuditEntry, AuditStore } from '../../storage/audit/types.ts'
+import type { Actor, RequestOrigin } from '../actor.ts'
+import { decodeAuditCursor, encodeAuditCursor } from '../admin-cursors.ts'
+import { queryMoment } from '../iso-time.ts'
 
 /** A change a service made (a key's or an operator's), shaped as the audit log records it less what the transport knows. */
 export interface ChangeEvent {

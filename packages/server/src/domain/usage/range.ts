@@ -6,7 +6,7 @@ import {
   USAGE_RETENTION_MS,
   type Granularity
 } from '@animal-store/contract'
-import type { UsageSpan } from '../storage/usage-types.ts'
+import type { UsageSpan } from '../../storage/usage/types.ts'
 
 /** The input a usage query names, in the operator API's words. */
 export type UsageQueryField = 'from' | 'to' | 'granularity' | 'by' | 'limit'

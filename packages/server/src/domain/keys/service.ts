@@ -1,26 +1,17 @@
 import type { RateLimitStatus } from '@animal-store/contract'
-import type { Clock } from '../base/clock.ts'
-import type { AuditStore } from '../storage/audit-types.ts'
-import type { ApiKeyRecord, KeyStore } from '../storage/types.ts'
-import { CLI_ORIGIN, type Actor, type RequestOrigin } from './actor.ts'
-import { auditEntry } from './audit-log.ts'
-import { graceSeconds, keyChanges, newKeyFields, type CreateKeyInput, type RotateKeyInput, type UpdateKeyInput } from './key-changes.ts'
-import { KeyNotFoundError, KeyRevokedError } from './key-errors.ts'
-import { fieldChanges, keyEvent, type KeyEvent } from './key-events.ts'
-import type { KeyViews } from './key-views.ts'
-import {
-  generateId,
-  generateSecret,
-  hashSecret,
-  limitsOf,
-  looksLikeKeyId,
-  NO_USAGE,
-  prefixOf,
-  viewKey,
-  type KeyLimitState,
-  type KeyView
-} from './keys.ts'
-import { rateLimitStatus } from './rate-limit-policy.ts'
+import type { Clock } from '../../base/clock.ts'
+import type { AuditStore } from '../../storage/audit/types.ts'
+import type { ApiKeyRecord, KeyStore } from '../../storage/keys/types.ts'
+import { CLI_ORIGIN, type Actor, type RequestOrigin } from '../actor.ts'
+import { auditEntry } from '../audit/log.ts'
+import { graceSeconds, keyChanges, newKeyFields, type CreateKeyInput, type RotateKeyInput, type UpdateKeyInput } from './changes.ts'
+import { KeyNotFoundError, KeyRevokedError } from './errors.ts'
+import { fieldChanges, keyEvent, type KeyEvent } from './events.ts'
+import type { KeyViews } from './views.ts'
+import { limitsOf, NO_USAGE, type KeyLimitState } from './limits.ts'
+import { generateId, generateSecret, hashSecret, looksLikeKeyId, prefixOf } from './secret.ts'
+import { viewKey, type KeyView } from './views.ts'
+import { rateLimitStatus } from '../rate-limits/policy.ts'
 
 /** A change the service made: the key after it, and the change as the audit log records it. */
 export interface ChangedKey {

@@ -1,9 +1,9 @@
 import { OPERATOR_ROLES, type Operator, type OperatorRole } from '@animal-store/contract'
-import type { Clock } from '../base/clock.ts'
-import type { OperatorRecord, OperatorStore } from '../storage/operator-types.ts'
-import { CLI_ORIGIN, type Actor, type RequestOrigin } from './actor.ts'
-import { auditEntry, type ChangeEvent } from './audit-log.ts'
-import { randomId, randomSecret, SECRET_LENGTH, sha256Hex } from './secrets.ts'
+import type { Clock } from '../../base/clock.ts'
+import type { OperatorRecord, OperatorStore } from '../../storage/operators/types.ts'
+import { CLI_ORIGIN, type Actor, type RequestOrigin } from '../actor.ts'
+import { auditEntry, type ChangeEvent } from '../audit/log.ts'
+import { randomId, randomSecret, SECRET_LENGTH, sha256Hex } from '../secrets.ts'
 
 /** Operator tokens have their own prefix: never mistaken for an API key (`as_live_`), by people or by secret scanners. */
 const TOKEN_PREFIX = 'as_admin_'

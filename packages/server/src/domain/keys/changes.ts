@@ -1,7 +1,7 @@
 import { isPlanName, PLAN_NAMES, type PlanName } from '@animal-store/contract'
-import type { ApiKeyRecord, KeyChanges } from '../storage/types.ts'
-import { parseIsoTime } from './iso-time.ts'
-import { KeyInputError } from './key-errors.ts'
+import type { ApiKeyRecord, KeyChanges } from '../../storage/keys/types.ts'
+import { parseIsoTime } from '../iso-time.ts'
+import { KeyInputError } from './errors.ts'
 
 // The rules for what a caller sets on a key, in the words of the operator API's JSON bodies.
 

@@ -1,5 +1,5 @@
 import type { AuditAction } from '@animal-store/contract'
-import type { AuditEntry, AuditRecord } from './audit-types.ts'
+import type { AuditEntry, AuditRecord } from './types.ts'
 
 /** An audit_events row as either backend reads it; they differ only in how id, at and changes come back. */
 export interface AuditColumns<Id, At, Changes> {

@@ -1,5 +1,5 @@
 import { parsePositiveInt64, type Int64, type PetStatus, PET_STATUSES } from '@animal-store/contract'
-import { ApiError } from './api-error.ts'
+import { ApiError } from '../api-error.ts'
 
 // A cursor is the last id of the page and the status filter it was issued for, in
 // base64url so clients treat it as opaque. It is not a secret: a forged one only moves

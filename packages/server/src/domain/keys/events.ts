@@ -1,6 +1,6 @@
 import type { PlanName } from '@animal-store/contract'
-import type { ApiKeyRecord } from '../storage/types.ts'
-import type { Actor } from './actor.ts'
+import type { ApiKeyRecord } from '../../storage/keys/types.ts'
+import type { Actor } from '../actor.ts'
 
 export type KeyAction = 'key.create' | 'key.update' | 'key.rotate' | 'key.revoke' | 'key.unban'
 

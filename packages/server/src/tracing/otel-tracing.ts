@@ -5,12 +5,12 @@ import { SamplingDecision } from '@opentelemetry/sdk-trace'
 import { andThen } from '../base/maybe.ts'
 import type { RequestHeaders, RequestSpan, ServerRequestInfo, SpanAttributes, Tracing, TracingConfig } from '../base/tracing.ts'
 import { DeferredSpans, type CallerSpan, type RecordedCall, type RecordedRequest } from './deferred-spans.ts'
-import { rootDecision, samplerOf } from './otel-sampling.ts'
+import { rootDecision, samplerOf } from './sampling.ts'
 import { JsonSpans } from './otlp-json.ts'
 import { ProtobufSpans } from './otlp-protobuf.ts'
 import { otlpSender, SpanExport } from './span-export.ts'
 import { newTraceId } from './span-ids.ts'
-import type { ChildSpans } from './traced.ts'
+import type { ChildSpans } from './traced-stores.ts'
 
 const HEADERS: TextMapGetter<RequestHeaders> = {
   keys: (carrier) => Object.keys(carrier),

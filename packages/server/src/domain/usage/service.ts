@@ -1,8 +1,8 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises'
 import { GRANULARITIES, GRANULARITY_MS, TOP_KEYS_LIMIT_DEFAULT, TOP_KEYS_ORDERS, type UsageBucket } from '@animal-store/contract'
-import type { Clock } from '../base/clock.ts'
-import type { KeyUsageTotal, TopKeysOrder, UsageRow, UsageStore } from '../storage/usage-types.ts'
-import { keptSince, topKeysSpans, usageRange, UsageQueryError, type UsageRange, type UsageRangeInput } from './usage-range.ts'
+import type { Clock } from '../../base/clock.ts'
+import type { KeyUsageTotal, TopKeysOrder, UsageRow, UsageStore } from '../../storage/usage/types.ts'
+import { keptSince, topKeysSpans, usageRange, UsageQueryError, type UsageRange, type UsageRangeInput } from './range.ts'
 
 /** What a top-keys query is asked for with, already parsed (Unix milliseconds). */
 export interface TopKeysInput {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { stringifyJson } from '@animal-store/contract'
-import type { Clock } from '../base/clock.ts'
+import type { Clock } from '../../base/clock.ts'
 import type { Pet } from '@animal-store/contract'
 import {
   IdempotencyClaimLostError,
@@ -9,8 +9,8 @@ import {
   type IdempotencyScope,
   type IdempotencyStore,
   type StoredResponse
-} from '../storage/types.ts'
-import { ApiError } from './api-error.ts'
+} from '../../storage/pets/idempotency.ts'
+import { ApiError } from '../api-error.ts'
 
 /** How long a completed response is replayed (DESIGN §3). */
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
