@@ -121,6 +121,7 @@ async function composeServe(
           API_VERSION,
           childSpansOf(system, redis !== undefined)
         )
+  if (tracing !== undefined) metrics.countDroppedSpans(() => tracing.droppedSpans)
   const serving =
     options.counters === undefined
       ? servingCounters(redis, sqlite, { clock, logger, metrics, maxAddresses: config.maxAddresses })

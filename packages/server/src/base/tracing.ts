@@ -18,6 +18,8 @@ export interface Tracing {
    * `work` starts no span of its own, so it keeps the request's context.
    */
   child<T>(name: string, attributes: SpanAttributes, work: () => Maybe<T>): Maybe<T>
+  /** Spans dropped since start because the export queue was full (the collector slow or unreachable). */
+  readonly droppedSpans: number
   /** Exports what is still buffered, then stops. */
   close(): Promise<void>
 }

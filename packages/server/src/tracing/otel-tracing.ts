@@ -143,6 +143,9 @@ export function createOtelTracing(config: TracingConfig, version: string, childS
         return fail(error)
       }
     },
+    get droppedSpans() {
+      return exported.dropped
+    },
     async close() {
       spans.flush()
       await exported.flush()

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { describe, test } from 'node:test'
+import { createServer, type Socket } from 'node:net'
+import type { AddressInfo } from 'node:net'
+import { describe, test, type TestContext } from 'node:test'
 import { startApp, postJson } from '../helpers/app.ts'
 import { assertObserved, assertWellFormed, histogramSeries } from '../helpers/histogram.ts'
 
@@ -13,6 +15,32 @@ function promtoolSkip(): string | false {
   if (process.env.CI === 'true') throw new Error(`/metrics must be checked by promtool under CI=true, but ${reason}`)
   process.stderr.write(`\n!!! SKIPPING the promtool check of /metrics: ${reason}\n\n`)
   return reason
+}
+
+/** A collector that takes every request and never answers, until `release()`: then it answers each 200 at once. */
+async function silentCollector(t: TestContext): Promise<{ endpoint: string; release: () => void }> {
+  const OK = 'HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n'
+  const held = new Set<Socket>()
+  let answering = false
+  const server = createServer((socket) => {
+    socket.on('error', () => socket.destroy())
+    socket.resume()
+    if (answering) return void socket.end(OK)
+    held.add(socket)
+    socket.on('close', () => held.delete(socket))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  const release = () => {
+    answering = true
+    for (const socket of held) socket.end(OK)
+  }
+  return { endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, release }
+}
+
+function droppedSpans(text: string): number | undefined {
+  const line = /^tracing_spans_dropped_total (\S+)$/m.exec(text)
+  return line === null ? undefined : Number(line[1])
 }
 
 describe('/metrics under promtool', { skip: promtoolSkip() }, () => {
@@ -48,6 +76,7 @@ describe('/metrics under promtool', { skip: promtoolSkip() }, () => {
     const wallSeconds = (performance.now() - started) / 1000
     const text = await scrape()
     assert.match(text, /^http_requests_total\{/m)
+    assert.doesNotMatch(text, /tracing_spans_dropped_total/, 'no tracing metric while tracing is off')
     const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' })
     assert.equal(`${check.stdout}${check.stderr}`.trim(), '', 'promtool check metrics has findings')
     assert.equal(check.status, 0)
@@ -58,5 +87,36 @@ describe('/metrics under promtool', { skip: promtoolSkip() }, () => {
     for (const route of ['/v1/pets/:petId', 'unmatched', '/metrics']) {
       assertWellFormed(histogramSeries(text, LATENCY, { method: 'GET', route }), `GET ${route}`)
     }
+  })
+
+  test('with tracing on and a collector that never answers, spans the full queue drops are counted; promtool stays clean', async (t) => {
+    const collector = await silentCollector(t)
+    const app = await startApp(t, { env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_TRACES_SAMPLER: 'always_on' } })
+    const scrape = async () => (await app.fetch('/metrics', { key: null })).text()
+    assert.equal(droppedSpans(await scrape()), 0, 'the counter is there from the start while tracing is on')
+    const key = await app.key({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
+    // One server span each: 512 go out in the first export (which never ends), 2,048 wait, the rest are dropped.
+    const requests = 3000
+    for (let sent = 0; sent < requests; sent += 50) {
+      const statuses = await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          const response = await app.fetch('/v1/pets?limit=1', { key })
+          await response.arrayBuffer()
+          return response.status
+        })
+      )
+      assert.deepEqual(new Set(statuses), new Set([200]))
+    }
+    const text = await scrape()
+    const dropped = droppedSpans(text)
+    assert.ok(dropped !== undefined && dropped >= requests - 512 - 2048, `spans dropped: ${dropped}`)
+    assert.ok(dropped <= requests + 2, `no more dropped than were made: ${dropped}`)
+    assert.match(text, /^# TYPE tracing_spans_dropped_total counter$/m)
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' })
+    assert.equal(`${check.stdout}${check.stderr}`.trim(), '', 'promtool check metrics has findings')
+    assert.equal(check.status, 0)
+    // The held export is answered, so closing sends what waits rather than waiting out the export timeout.
+    collector.release()
+    await app.close()
   })
 })

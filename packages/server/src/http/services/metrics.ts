@@ -150,6 +150,21 @@ export class Metrics implements RateLimitObserver {
     }
   }
 
+  /** Exports the spans tracing dropped (`dropped()`: the total since start), as a counter that exists only while tracing is on. */
+  countDroppedSpans(dropped: () => number): void {
+    let counted = 0
+    new Counter({
+      name: 'tracing_spans_dropped_total',
+      help: 'Spans dropped because the export queue was full (the OTLP collector slow or unreachable)',
+      registers: [this.registry],
+      collect() {
+        const total = dropped()
+        if (total > counted) this.inc(total - counted)
+        counted = total
+      }
+    })
+  }
+
   /** The key was admitted: any ban this instance recorded for it is over (it may have been lifted by `keys unban`). */
   keyAdmitted(keyId: string): void {
     if (this.#bans.size > 0) this.#bans.delete(keyId)
