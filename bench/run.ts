@@ -57,6 +57,10 @@ Options:
   --naive-sync MODE   SQLite synchronous of the naive baseline: FULL (fsync every commit, as the
                       service does) or NORMAL (default: better-sqlite3's own default under WAL)
   --profile           run the service with --cpu-prof; profiles go to bench/results/tmp/profiles/
+  --quiet-log         run every service with LOG_LEVEL=warn (no request log), named so in every report;
+                      by default each service runs with its defaults: a request line per request at
+                      info, written to a file as a service manager takes it, the operator listener on
+                      (a free ADMIN_PORT each), usage history counted
   --no-pin            do not pin server and load generator to separate cores
   --no-realtime       run wrk under the normal scheduler, not real-time FIFO priority (chrt -f 1)
   --pg-url URL        PostgreSQL (default $BENCH_PG_URL or postgres://postgres@127.0.0.1:5432/test)
@@ -64,14 +68,18 @@ Options:
   --out DIR           where results are written (default bench/results)
   -h, --help          this text
 
-CPU A/B (--cpu, with --baseline-rev REV or --tracing SETTINGS): rather than req/s, the CPU time
+CPU A/B (--cpu, with --baseline-rev REV, --log-cost or --tracing SETTINGS): the CPU time
 the embedded service's server process spends per request (the sum of its threads' time on a CPU),
 over a fixed number of requests per run, in many short rounds that alternate the sides on several
 servers each. Per workload: µs/request of each, the median over rounds of the speed ratio (CPU per
 request of the reference ÷ the side's; below 1 is slower, below 0.97 a LOSS) and its 95% bootstrap
-interval. Writes cpu.{json,md} (--quick: cpu-smoke.*). With --cpu:
+interval. Beside it, from the same runs, the throughput A/B: requests per second at saturation
+(wrk's clock) with its ratio and interval, and the server's busy fraction (its CPU time ÷ that
+time). Writes cpu.{json,md} (--log-cost: cpu-log.*; --quick: cpu-smoke.*). With --cpu:
   --cpu               this mode
   --baseline-rev REV  this checkout against REV (HEAD on a clean checkout: the noise floor)
+  --log-cost          instead: this checkout at its defaults against LOG_LEVEL=warn (what the
+                      request log costs), in the same rounds
   --tracing SETTINGS  instead: this checkout with tracing off against tracing on, one side per
                       sampler setting, in the same rounds; SETTINGS is a comma list of
                       SAMPLER[:RATIO] (OTEL_TRACES_SAMPLER[:OTEL_TRACES_SAMPLER_ARG]), e.g.
@@ -138,6 +146,8 @@ function parseOptions() {
         'baseline-rev': { type: 'string' },
         cpu: { type: 'boolean' },
         tracing: { type: 'string' },
+        'log-cost': { type: 'boolean' },
+        'quiet-log': { type: 'boolean' },
         servers: { type: 'string' },
         'run-ms': { type: 'string' },
         quick: { type: 'boolean' },
@@ -165,16 +175,20 @@ function parseOptions() {
       (flag) => parsed[flag] !== undefined
     )
     if (other !== undefined) fail(`--${other} does not apply to --cpu (see --help)`)
-    if (parsed['baseline-rev'] === undefined && parsed.tracing === undefined)
+    const logCost = parsed['log-cost'] === true
+    if (parsed['baseline-rev'] === undefined && parsed.tracing === undefined && !logCost)
       fail(
-        '--cpu compares this checkout with another revision (--baseline-rev REV; HEAD on a clean checkout: the noise floor) ' +
-          'or tracing off with tracing on (--tracing SETTINGS): give one of them, or both with one setting (both revisions traced)'
+        '--cpu compares this checkout with another revision (--baseline-rev REV; HEAD on a clean checkout: the noise floor), ' +
+          'its defaults with LOG_LEVEL=warn (--log-cost), or tracing off with tracing on (--tracing SETTINGS): give one of them, ' +
+          'or --baseline-rev and --tracing with one setting (both revisions traced)'
       )
+    if (logCost && (parsed['baseline-rev'] !== undefined || parsed.tracing !== undefined || parsed['quiet-log'] === true))
+      fail('--log-cost compares this checkout with itself at two log levels: drop --baseline-rev, --tracing and --quiet-log')
     const otel = Object.keys(process.env).filter((name) => name.startsWith('OTEL_'))
     if (parsed.tracing !== undefined && otel.length > 0)
       fail(`--tracing sets the OTEL_* variables of each side itself: unset ${otel.join(', ')}`)
   } else {
-    const cpuOnly = (['servers', 'run-ms', 'tracing'] as const).find((flag) => parsed[flag] !== undefined)
+    const cpuOnly = (['servers', 'run-ms', 'tracing', 'log-cost'] as const).find((flag) => parsed[flag] !== undefined)
     if (cpuOnly !== undefined) fail(`--${cpuOnly} applies to --cpu only (see --help)`)
   }
   const rounds = positiveInt('rounds', parsed.rounds, cpu ? (quick ? 6 : 64) : quick ? 1 : 5)
@@ -217,9 +231,11 @@ function parseOptions() {
   const cpuMode = cpu
     ? {
         comparison:
-          baseline !== undefined
-            ? { kind: 'revision' as const, baseline, traced: tracing?.[0] }
-            : { kind: 'tracing' as const, settings: tracing! },
+          parsed['log-cost'] === true
+            ? { kind: 'log' as const }
+            : baseline !== undefined
+              ? { kind: 'revision' as const, baseline, traced: tracing?.[0] }
+              : { kind: 'tracing' as const, settings: tracing! },
         servers: positiveInt('servers', parsed.servers, quick ? 2 : 8),
         runMs: positiveInt('run-ms', parsed['run-ms'], quick ? 50 : 150, 10),
         workloads: list(
@@ -247,6 +263,7 @@ function parseOptions() {
     baseline,
     profile: parsed.profile === true,
     naiveSynchronous: naiveSync,
+    quietLog: parsed['quiet-log'] === true,
     pin: parsed['no-pin'] !== true,
     realtime: parsed['no-realtime'] !== true,
     pgUrl: parsed['pg-url'] ?? process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
@@ -332,10 +349,26 @@ function compileCacheEnv(): NodeJS.ProcessEnv {
   return env
 }
 
+/** What every service runs with beyond its store: set once by main (a free ADMIN_PORT is added per server). */
+const serviceDefaults = { quietLog: false, logDir: '' }
+
+/** The configuration users run unless told: the defaults, or LOG_LEVEL=warn with --quiet-log. */
+function serviceConfiguration(quietLog: boolean): string {
+  return quietLog
+    ? 'Service configuration: QUIETER than the defaults (--quiet-log): LOG_LEVEL=warn, no request log; operator listener on, usage history counted'
+    : 'Service configuration: the defaults (no LOG_LEVEL: a request line per request at info, written to a file; operator listener on a port of its own; usage history counted)'
+}
+
 async function startServer(target: Target, store: Store, core: Core, nodeFlags: string[]): Promise<{ child: Child; origin: string }> {
   const port = await freePort()
-  const env = { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ...compileCacheEnv(), ...store.env }
-  const child = startChild(target.id, process.execPath, [...nodeFlags, ...target.entry], { core, env, cwd: target.cwd })
+  const service = target.role === 'service'
+  // The service as `npm start` runs it: its own operator port (8081 is one per machine), its output to a file.
+  const defaults: NodeJS.ProcessEnv = service
+    ? { ADMIN_PORT: String(await freePort()), ...(serviceDefaults.quietLog ? { LOG_LEVEL: 'warn' } : {}) }
+    : {}
+  const env = { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ...compileCacheEnv(), ...defaults, ...store.env }
+  const logFile = service ? join(serviceDefaults.logDir, `${target.id}-${port}.log`) : undefined
+  const child = startChild(target.id, process.execPath, [...nodeFlags, ...target.entry], { core, env, cwd: target.cwd, logFile })
   servers.add(child)
   void child.exited.then(() => servers.delete(child))
   return { child, origin: `http://127.0.0.1:${port}` }
@@ -394,6 +427,9 @@ async function main(): Promise<void> {
   const defer = (cleanup: () => Promise<void>) => {
     cleanups.push(cleanup)
   }
+  serviceDefaults.quietLog = options.quietLog
+  serviceDefaults.logDir = mkdtempSync(join(tmpdir(), 'animal-store-bench-logs-'))
+  defer(async () => rmSync(serviceDefaults.logDir, { recursive: true, force: true }))
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`
   if (options.cpuMode !== undefined) {
     const layout = pin ? 'every server pinned to core 0 (taskset -c 0), wrk and the harness to core 1' : 'NOT pinned'
@@ -413,7 +449,8 @@ async function main(): Promise<void> {
         preamble: [
           `Machine: ${info.cpuModel}, ${info.nproc} CPUs, ${info.memoryGb} GiB, Linux ${info.kernel}, Node ${info.node}, ${wrk}; ` +
             `load average at start ${info.loadAverageAtStart}`,
-          `Layout: ${layout}; wrk ${realtime ? 'at real-time priority (chrt -f 1)' : 'at normal priority'}, 1 thread, ${options.connections} connections`
+          `Layout: ${layout}; wrk ${realtime ? 'at real-time priority (chrt -f 1)' : 'at normal priority'}, 1 thread, ${options.connections} connections`,
+          serviceConfiguration(options.quietLog)
         ],
         defer,
         startServer: (target, store) => startServer(target, store, serverCore, []),
@@ -666,7 +703,8 @@ async function main(): Promise<void> {
       `Layout: ${pin ? 'every server pinned to core 0 (taskset -c 0), wrk and the harness to core 1' : 'NOT pinned'}` +
         `${realtime ? ', wrk at real-time priority (chrt -f 1)' : ', wrk at normal priority'}; ` +
         `${options.rounds} round(s) × ${options.durationS} s per target and workload after ${options.warmupS} s warm-up; ` +
-        `${options.connections} connections, 1 wrk thread`
+        `${options.connections} connections, 1 wrk thread`,
+      serviceConfiguration(options.quietLog)
     ],
     targets,
     summaries,

@@ -44,6 +44,10 @@ export interface CpuRun {
   /** Where cpuNs came from: the threads' schedstat, or utime + stime when a thread exited during the run. */
   source: 'schedstat' | 'stat'
   wallMs: number
+  /** How long wrk itself ran for (its own clock): requests ÷ this is the rate at saturation. */
+  loadSeconds: number
+  /** The server's CPU time from wrk's start to its exit (not to quiet): over wallMs, how busy it was while loaded. */
+  loadedCpuNs: number
   /** Socket errors, timeouts and non-2xx answers. */
   errors: number
 }
@@ -74,6 +78,8 @@ export interface Measured {
   cpuNs: number
   source: CpuRun['source']
   wallMs: number
+  loadSeconds: number
+  loadedCpuNs: number
   errors: number
 }
 
@@ -88,9 +94,18 @@ export async function measureRun(server: AbServer, workload: string, requests: n
     ...load
   })
   const wallMs = performance.now() - started
+  const loadedCpuNs = readCpu(server.pid).threadsNs - before.threadsNs
   const cpu = cpuBetween(before, await quietReading(server.pid))
   await server.afterRun?.(workload)
-  return { requests: result.requests, cpuNs: cpu.ns, source: cpu.source, wallMs, errors: result.errors }
+  return {
+    requests: result.requests,
+    cpuNs: cpu.ns,
+    source: cpu.source,
+    wallMs,
+    loadSeconds: result.seconds,
+    loadedCpuNs,
+    errors: result.errors
+  }
 }
 
 /** `seconds` of load on a server, to gauge its CPU time per request (ns) before the rounds are sized. */
@@ -148,12 +163,29 @@ export interface AbSummary {
   ratios: number[]
   interval: Interval
   verdict: AbVerdict
+  /** The second instrument, from the same runs: requests per second at saturation, and the server's busy fraction. */
+  throughput: {
+    rps: { side: Spread; reference: Spread }
+    /** Per round, the side's req/s ÷ the reference's. */
+    ratios: number[]
+    interval: Interval
+    verdict: AbVerdict
+    busy: { side: Spread; reference: Spread }
+  }
   rounds: number
   errors: number
 }
 
 /** CPU time per request of a run, µs. */
 export const usPerRequest = (run: { cpuNs: number; requests: number }) => run.cpuNs / run.requests / 1000
+/** Answers per second of a run, by wrk's clock. */
+export const requestsPerSecond = (run: { requests: number; loadSeconds: number }) => run.requests / run.loadSeconds
+/**
+ * The share of the loaded time the server spent on a CPU: its CPU time from wrk's start to wrk's
+ * exit ÷ that time (wrk's start-up, a few ms, included). Well below 1 at saturation, the server
+ * idled while clients waited (a timer, a deferral, a blocking write).
+ */
+export const busyFraction = (run: { loadedCpuNs: number; wallMs: number }) => run.loadedCpuNs / (run.wallMs * 1e6)
 
 /**
  * Every side but `reference` against it, per workload: per-round ratios, their median, and its
@@ -174,15 +206,18 @@ export function summarizeAb(
     for (const side of sides) {
       const mine = of(side)
       const ratios: number[] = []
+      const rpsRatios: number[] = []
       const servers: number[] = []
       for (const run of mine) {
         const other = theirs.find((r) => r.round === run.round)
         if (other === undefined) continue
         ratios.push(usPerRequest(other) / usPerRequest(run))
+        rpsRatios.push(requestsPerSecond(run) / requestsPerSecond(other))
         servers.push(run.server)
       }
       if (ratios.length === 0) continue
       const interval = bootstrapMedian(ratios, { ...options, groups: servers })
+      const rpsInterval = bootstrapMedian(rpsRatios, { ...options, groups: servers })
       out.push({
         workload,
         side,
@@ -191,6 +226,13 @@ export function summarizeAb(
         ratios,
         interval,
         verdict: verdict(interval),
+        throughput: {
+          rps: { side: spread(mine.map(requestsPerSecond))!, reference: spread(theirs.map(requestsPerSecond))! },
+          ratios: rpsRatios,
+          interval: rpsInterval,
+          verdict: verdict(rpsInterval),
+          busy: { side: spread(mine.map(busyFraction))!, reference: spread(theirs.map(busyFraction))! }
+        },
         rounds: ratios.length,
         errors: [...mine, ...theirs].reduce((sum, r) => sum + r.errors, 0)
       })

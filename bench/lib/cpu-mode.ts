@@ -30,7 +30,8 @@ import { baselineTargets, checkoutAt, SERVICE_BIN_PATH, TARGETS, type Store, typ
 import { LIST_PATH, PAGES, requestPlan, type WorkloadId } from './workloads.ts'
 
 /** What is compared: this checkout against another revision, or tracing off against tracing on. */
-type CpuComparison = { kind: 'revision'; baseline: Revision; traced?: TracingSetting } | { kind: 'tracing'; settings: TracingSetting[] }
+type CpuComparison =
+  { kind: 'revision'; baseline: Revision; traced?: TracingSetting } | { kind: 'tracing'; settings: TracingSetting[] } | { kind: 'log' }
 
 export interface CpuModeOptions {
   comparison: CpuComparison
@@ -130,6 +131,14 @@ async function buildsOf(comparison: CpuComparison, harness: Harness) {
       outcomes: []
     }
   }
+  if (comparison.kind === 'log') {
+    return {
+      builds: [build('log-warn', now, 'warn', { LOG_LEVEL: 'warn' }), build('log-default', now, 'default')],
+      describe: `Sides: this checkout (${now.id}) at its defaults (a request line per request at info, to a file) and with LOG_LEVEL=warn (no request line)`,
+      heading: 'this checkout at its defaults against LOG_LEVEL=warn; speed default ÷ warn = CPU per request warn ÷ default',
+      outcomes: []
+    }
+  }
   const outcomes: Array<TracingOutcome & { receiver: OtlpSink }> = []
   const traced: Build[] = []
   for (const setting of comparison.settings) {
@@ -208,7 +217,9 @@ export async function runCpuMode(options: CpuModeOptions, harness: Harness, comm
   const problems = sinkProblems(outcomes)
   // The tracing A/B keeps files of its own, beside the revision A/B's.
   const { comparison: compared } = options
-  const kind = `${compared.kind === 'tracing' ? 'cpu-tracing' : compared.traced === undefined ? 'cpu' : 'cpu-traced'}${options.quick ? '-smoke' : ''}`
+  const base =
+    compared.kind === 'tracing' ? 'cpu-tracing' : compared.kind === 'log' ? 'cpu-log' : compared.traced === undefined ? 'cpu' : 'cpu-traced'
+  const kind = `${base}${options.quick ? '-smoke' : ''}`
   const fellBack = runs.filter((r) => r.source === 'stat').length
   const runCpuMs = runs.map((r) => r.cpuNs / 1e6).sort((a, b) => a - b)[runs.length >> 1]!
   const report: CpuReport = {
@@ -229,6 +240,7 @@ export async function runCpuMode(options: CpuModeOptions, harness: Harness, comm
     runs,
     findings: [
       ...summaries.map((s) => `${s.workload}${sides.length > 2 ? `, ${s.side}` : ''}: ${s.verdict.text}`),
+      ...summaries.map((s) => `${s.workload}${sides.length > 2 ? `, ${s.side}` : ''}, req/s: ${s.throughput.verdict.text}`),
       ...targetLines(outcomes, summaries),
       ...(outcomes.length === 0 ? [] : [`Exported to the receivers over the whole run: ${outcomes.map(sinkLine).join('; ')}`]),
       ...problems.map((p) => `FAILED: ${p}`)
@@ -260,7 +272,9 @@ export async function runCpuMode(options: CpuModeOptions, harness: Harness, comm
     settings: { ...settings, outDir: undefined, load },
     ...(comparison.kind === 'revision'
       ? { revision: comparison.baseline, sides: { now: sides[1]!.name, before: reference } }
-      : { tracing: outcomes.map(({ receiver: _receiver, ...outcome }) => outcome), reference }),
+      : comparison.kind === 'log'
+        ? { sides: { default: sides[1]!.name, warn: reference } }
+        : { tracing: outcomes.map(({ receiver: _receiver, ...outcome }) => outcome), reference }),
     requests,
     warmupRequests,
     summaries,

@@ -55,6 +55,45 @@ function table(report: CpuReport): Table {
   }
 }
 
+const thousands = (n: number) => `${(n / 1000).toFixed(1)}k`
+const percent = (n: number) => `${(n * 100).toFixed(0)}%`
+
+/** The second instrument from the same runs: req/s at saturation by wrk's clock, and how busy the server was. */
+function throughputTable(report: CpuReport): Table {
+  const reference = report.labels[report.reference] ?? report.reference
+  const sides = new Set(report.summaries.map((s) => s.side))
+  const single = sides.size === 1 ? (report.labels[[...sides][0]!] ?? '') : undefined
+  return {
+    header: [
+      'workload',
+      ...(single === undefined ? ['side'] : []),
+      `req/s ${single ?? 'side'} (min–max)`,
+      `req/s ${reference} (min–max)`,
+      `req/s ${single ?? 'side'} ÷ ${reference}`,
+      '95% interval',
+      'verdict',
+      `busy ${single ?? 'side'} (q1–q3)`,
+      `busy ${reference} (q1–q3)`
+    ],
+    rows: report.summaries.map(({ throughput: t, ...s }) => [
+      `${s.workload}${s.errors > 0 ? ' (!)' : ''}`,
+      ...(single === undefined ? [report.labels[s.side] ?? s.side] : []),
+      `${thousands(t.rps.side.median)} (${thousands(t.rps.side.min)}–${thousands(t.rps.side.max)})`,
+      `${thousands(t.rps.reference.median)} (${thousands(t.rps.reference.min)}–${thousands(t.rps.reference.max)})`,
+      times(t.interval.median),
+      `${times(t.interval.low)}–${times(t.interval.high)}`,
+      t.verdict.label,
+      `${percent(t.busy.side.median)} (${percent(t.busy.side.q1)}–${percent(t.busy.side.q3)})`,
+      `${percent(t.busy.reference.median)} (${percent(t.busy.reference.q1)}–${percent(t.busy.reference.q3)})`
+    ]),
+    align: ['l', ...(single === undefined ? ['l' as const] : []), 'r', 'r', 'r', 'r', 'l', 'r', 'r']
+  }
+}
+
+const THROUGHPUT_HEADING =
+  'Throughput at saturation, from the same runs: answers per second by wrk’s clock, per round, median over rounds; ' +
+  'busy = the server’s CPU time while wrk ran ÷ that time (well below 100%: it idled while 50 connections waited)'
+
 /** Each server's median CPU per request: how much processes of one build differ. */
 function serverLines(report: CpuReport): string[] {
   const lines: string[] = []
@@ -83,6 +122,8 @@ export function renderCpuText(report: CpuReport): string {
     ...report.preamble,
     `\n-- ${heading(report)} --`,
     text(table(report)),
+    `\n-- ${THROUGHPUT_HEADING} --`,
+    text(throughputTable(report)),
     '',
     ...report.findings,
     '\n-- Median µs/request of each server, in the order they were started --',
@@ -100,6 +141,8 @@ export function renderCpuMarkdown(report: CpuReport): string {
     ...report.preamble.map((l) => `- ${l}`),
     `\n## ${heading(report)}\n`,
     markdown(table(report)),
+    `\n## ${THROUGHPUT_HEADING}\n`,
+    markdown(throughputTable(report)),
     '',
     '```',
     ...report.findings,

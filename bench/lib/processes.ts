@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 
 /** The CPU a process runs on; undefined runs it unpinned. */
 export type Core = number | undefined
@@ -43,18 +44,22 @@ export function startChild(
   name: string,
   command: string,
   args: string[],
-  options: { core: Core; env: NodeJS.ProcessEnv; cwd?: string }
+  options: { core: Core; env: NodeJS.ProcessEnv; cwd?: string; logFile?: string }
 ): Child {
   const [file, argv] = options.core === undefined ? [command, args] : ['taskset', ['-c', String(options.core), command, ...args]]
-  const child = spawn(file, argv, { env: options.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+  // With a log file, its output goes there, as a service manager takes it: the harness reads none of it while it runs.
+  const logFd = options.logFile === undefined ? undefined : openSync(options.logFile, 'a')
+  const out = logFd ?? 'pipe'
+  const child = spawn(file, argv, { env: options.env, cwd: options.cwd, stdio: ['ignore', out, out] })
+  if (logFd !== undefined) closeSync(logFd)
   live.add(child)
   let output = ''
   const keep = (chunk: Buffer) => {
     output += chunk.toString('utf8')
     if (output.length > OUTPUT_KEEP * 2) output = output.slice(-OUTPUT_KEEP)
   }
-  child.stdout.on('data', keep)
-  child.stderr.on('data', keep)
+  child.stdout?.on('data', keep)
+  child.stderr?.on('data', keep)
   const exited = new Promise<number | string | null>((resolve) => {
     child.on('error', (error) => {
       output += `\n${error.message}`
@@ -66,7 +71,21 @@ export function startChild(
       resolve(code ?? signal)
     })
   })
-  return { name, pid: child.pid ?? -1, process: child, output: () => output.slice(-OUTPUT_KEEP), exited }
+  const tail = () => (options.logFile === undefined ? output.slice(-OUTPUT_KEEP) : fileTail(options.logFile) + output)
+  return { name, pid: child.pid ?? -1, process: child, output: tail, exited }
+}
+
+/** The last OUTPUT_KEEP bytes of a file. */
+function fileTail(path: string): string {
+  const fd = openSync(path, 'r')
+  try {
+    const size = fstatSync(fd).size
+    const buffer = Buffer.alloc(Math.min(size, OUTPUT_KEEP))
+    readSync(fd, buffer, 0, buffer.length, size - buffer.length)
+    return buffer.toString('utf8')
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. Resolves once it has exited. */

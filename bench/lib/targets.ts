@@ -174,7 +174,7 @@ function serviceSqliteTarget(checkout: Checkout, naming: ServiceNaming): Target 
     unavailable: async () => undefined,
     async setup({ dir }, pets) {
       const path = join(dir, naming.storeTag === undefined ? 'service.db' : `service-${naming.storeTag}.db`)
-      const env = { DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: 'warn' }
+      const env = { DATABASE_URL: `sqlite:${path}` }
       await serviceCli(checkout, ['migrate'], env)
       const seedMs = await timed(() => seedServiceSqlite(path, pets))
       const key = await createServiceKey(checkout, env)
@@ -210,7 +210,7 @@ function servicePgTarget(checkout: Checkout, naming: ServiceNaming): Target {
       const tag = naming.storeTag
       const schema = `bench_${runId}${tag === undefined ? '' : `_${tag}`}_${pets}`
       const redisPrefix = `bench-${runId}${tag === undefined ? '' : `-${tag}`}-${pets}:`
-      const env = { DATABASE_URL: withSearchPath(pgUrl, schema), REDIS_URL: redisUrl, REDIS_KEY_PREFIX: redisPrefix, LOG_LEVEL: 'warn' }
+      const env = { DATABASE_URL: withSearchPath(pgUrl, schema), REDIS_URL: redisUrl, REDIS_KEY_PREFIX: redisPrefix }
       let disposed = false
       const dispose = async () => {
         if (disposed) return
