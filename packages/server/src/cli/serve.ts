@@ -58,6 +58,8 @@ export async function serve(config: Config): Promise<void> {
     },
     'animal-store serving'
   )
+  // Lines are buffered (base/logger.ts): the ones that mark the process's life go out at once.
+  logger.flush()
 
   let stopping = false
   const stop = (signal: string) => {
@@ -67,6 +69,7 @@ export async function serve(config: Config): Promise<void> {
     }
     stopping = true
     logger.info({ signal }, 'draining in-flight requests')
+    logger.flush()
     setTimeout(() => {
       logger.error('shutdown took longer than 10 s: exiting')
       process.exit(1)

@@ -47,4 +47,42 @@ describe('animal-store serve', () => {
     assert.equal(await server.exited, 0, server.output())
     assert.ok(!server.output().includes(key), 'the key never reaches the log')
   })
+
+  test('the request log is buffered, yet SIGTERM loses no line: every answered request is in the output once serve exits', async (t) => {
+    const dir = tempDir(t)
+    const port = await freePort()
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'store.db')}`, PORT: String(port), LOG_LEVEL: 'info' }
+    const { key } = JSON.parse((await runCli(['keys', 'create', '--plan', 'pro', '--json'], env)).stdout) as { key: string }
+    const origin = `http://127.0.0.1:${port}`
+    const server = await startServe(env, origin)
+    t.after(() => server.child.kill('SIGKILL'))
+    // Enough lines to fill the buffer many times over, and a last few that wait in it.
+    const ids = Array.from({ length: 203 }, (_, i) => `drain-log-${i}`)
+    for (let i = 0; i < ids.length; i += 25) {
+      await Promise.all(
+        ids.slice(i, i + 25).map(async (id) => {
+          const response = await fetch(`${origin}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}`, 'x-request-id': id } })
+          assert.equal(response.status, 200)
+          await response.arrayBuffer()
+        })
+      )
+    }
+    server.child.kill('SIGTERM')
+    assert.equal(await server.exited, 0, server.output())
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg?: string; reqId?: string })
+    const logged = new Set(lines.filter((line) => line.msg === 'request').map((line) => line.reqId))
+    assert.deepEqual(
+      ids.filter((id) => !logged.has(id)),
+      [],
+      'every request has its line'
+    )
+    assert.ok(
+      lines.some((line) => line.msg === 'stopped'),
+      'the last line is written too'
+    )
+  })
 })
