@@ -30,11 +30,24 @@ export function tempDir(t: TestContext, prefix = 'animal-store-test-'): string {
   return dir
 }
 
+// Below the kernel's ephemeral range (32768–60999 on Linux): a port taken from it could be handed
+// to another process's outgoing connection between this check and the server's listen.
+const PORT_FLOOR = 20_000
+const PORT_SPAN = 12_000
+
 /** A port free right now on 127.0.0.1, so a config can name it before the server listens. */
 export async function freePort(): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const port = PORT_FLOOR + Math.floor(Math.random() * PORT_SPAN)
+    if (await canListen(port)) return port
+    if (attempt === 50) throw new Error(`no free port found between ${PORT_FLOOR} and ${PORT_FLOOR + PORT_SPAN}`)
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
   const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false))
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
+  })
 }
