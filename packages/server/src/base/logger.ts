@@ -1,23 +1,24 @@
 import pino, { type Logger } from 'pino'
+import { BufferedOutput } from './buffered-output.ts'
 
 /** Paths that may hold a secret; pino replaces them before a line is written. */
 const REDACTED_PATHS = ['req.headers.authorization', 'headers.authorization', 'authorization', 'key', 'secret', 'token']
 
-/** Lines wait until this many bytes have gathered: one write(2) per ~20 request lines rather than one each. */
+/** Lines wait until this many characters have gathered: one write(2) per ~20 request lines rather than one each. */
 const LOG_BUFFER_BYTES = 4096
 /** And at most this long: what a process killed outright (SIGKILL, out of memory) can lose. */
-export const LOG_FLUSH_INTERVAL_MS = 1000
+const LOG_FLUSH_INTERVAL_MS = 1000
 
-let stdout: pino.DestinationStream | undefined
+let stdout: BufferedOutput | undefined
 
 /**
  * Standard output, buffered: written synchronously once LOG_BUFFER_BYTES wait, every
  * LOG_FLUSH_INTERVAL_MS, and at exit (process.exit, the end of the event loop, an uncaught
  * exception), so a SIGTERM or a crash loses no line. One per process.
  */
-function bufferedStdout(): pino.DestinationStream {
+function bufferedStdout(): BufferedOutput {
   if (stdout !== undefined) return stdout
-  const out = pino.destination({ dest: 1, sync: true, minLength: LOG_BUFFER_BYTES })
+  const out = new BufferedOutput(1, LOG_BUFFER_BYTES)
   setInterval(() => out.flush(), LOG_FLUSH_INTERVAL_MS).unref()
   process.once('exit', () => out.flushSync())
   return (stdout = out)
