@@ -179,13 +179,13 @@ export interface AbSummary {
 /** CPU time per request of a run, µs. */
 export const usPerRequest = (run: { cpuNs: number; requests: number }) => run.cpuNs / run.requests / 1000
 /** Answers per second of a run, by wrk's clock. */
-export const requestsPerSecond = (run: { requests: number; loadSeconds: number }) => run.requests / run.loadSeconds
+const requestsPerSecond = (run: { requests: number; loadSeconds: number }) => run.requests / run.loadSeconds
 /**
  * The share of the loaded time the server spent on a CPU: its CPU time from wrk's start to wrk's
  * exit ÷ that time (wrk's start-up, a few ms, included). Well below 1 at saturation, the server
  * idled while clients waited (a timer, a deferral, a blocking write).
  */
-export const busyFraction = (run: { loadedCpuNs: number; wallMs: number }) => run.loadedCpuNs / (run.wallMs * 1e6)
+const busyFraction = (run: { loadedCpuNs: number; wallMs: number }) => run.loadedCpuNs / (run.wallMs * 1e6)
 
 /**
  * Every side but `reference` against it, per workload: per-round ratios, their median, and its

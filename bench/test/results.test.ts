@@ -214,6 +214,7 @@ describe('bench: before/after against the baseline revision, per round', () => {
       assert.match(rendered, /1\.10× \(0\.90×–1\.20×\)/)
       assert.match(rendered, /0\.50× \(0\.50×–0\.50×\)/)
       assert.match(rendered, /Targets \(ratios measured in this run\)/)
+      assert.doesNotMatch(rendered, /naive baseline @/, 'no verdict against a naive baseline that did not run')
       assert.doesNotMatch(rendered, /issue/i)
     }
   })
