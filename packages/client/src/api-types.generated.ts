@@ -46,8 +46,8 @@ export const PET_STATUS_VALUES: readonly PetStatus[] = ['available', 'pending', 
 
 /** The caller's own use of its rate limits; reading it consumes no quota */
 export interface RateLimitStatus {
-  /** The key's plan */
-  plan: 'free' | 'pro' | 'business' | 'enterprise'
+  /** The id of the key's plan */
+  plan: string
   /** The per-minute window, then the per-day window */
   limits: RateLimitWindow[]
   /** Unix time in seconds at which the temporary ban ends; null when the key is not banned */

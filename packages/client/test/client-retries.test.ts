@@ -159,6 +159,7 @@ function flakyPages(failures: number): (storage: Storage) => Storage {
       usage: storage.usage,
       operators: storage.operators,
       audit: storage.audit,
+      plans: storage.plans,
       migrate: () => storage.migrate(),
       ping: () => storage.ping(),
       close: () => storage.close()

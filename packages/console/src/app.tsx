@@ -1,17 +1,21 @@
 import type { Operator } from '@animal-store/contract'
+import type { ComponentChildren } from 'preact'
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { operatorApi } from './api/operations.ts'
 import { ApiError, createSend, messageOf } from './api/transport.ts'
 import { Status } from './components/notices.tsx'
+import { useApiData } from './hooks/use-api-data.ts'
 import { useRoute } from './hooks/use-route.ts'
+import { PlansContext } from './plans.ts'
 import type { Route } from './routes.ts'
 import { AuditScreen } from './screens/audit.tsx'
 import { BansScreen } from './screens/bans.tsx'
 import { KeyPage } from './screens/key-page.tsx'
 import { KeysScreen } from './screens/keys.tsx'
+import { PlansScreen } from './screens/plans.tsx'
 import { SignIn } from './screens/sign-in.tsx'
 import { UsageScreen } from './screens/usage.tsx'
-import { SessionContext, storedToken, ViewContext, type Session, type View } from './session.ts'
+import { SessionContext, storedToken, useSession, ViewContext, type Session, type View } from './session.ts'
 import { Shell } from './shell.tsx'
 import type { Zone } from './time.ts'
 
@@ -26,6 +30,8 @@ function Screen({ route }: { route: Route }) {
       return <KeysScreen />
     case 'key':
       return <KeyPage key={route.id} id={route.id} />
+    case 'plans':
+      return <PlansScreen />
     case 'usage':
       return <UsageScreen />
     case 'bans':
@@ -33,6 +39,13 @@ function Screen({ route }: { route: Route }) {
     case 'audit':
       return <AuditScreen />
   }
+}
+
+/** The plans, for every screen: loaded at sign-in and again on every refresh (ViewContext's tick). */
+function PlansProvider({ children }: { children: ComponentChildren }) {
+  const { api } = useSession()
+  const plans = useApiData((signal) => api.listPlans(signal), [])
+  return <PlansContext.Provider value={plans}>{children}</PlansContext.Provider>
 }
 
 export function App() {
@@ -91,17 +104,19 @@ export function App() {
   return (
     <SessionContext.Provider value={phase.session}>
       <ViewContext.Provider value={view}>
-        <Shell
-          route={route}
-          zone={zone}
-          onZone={chooseZone}
-          autoRefresh={autoRefresh}
-          onAutoRefresh={setAutoRefresh}
-          onRefresh={view.refresh}
-          onSignOut={() => signOut(null)}
-        >
-          <Screen route={route} />
-        </Shell>
+        <PlansProvider>
+          <Shell
+            route={route}
+            zone={zone}
+            onZone={chooseZone}
+            autoRefresh={autoRefresh}
+            onAutoRefresh={setAutoRefresh}
+            onRefresh={view.refresh}
+            onSignOut={() => signOut(null)}
+          >
+            <Screen route={route} />
+          </Shell>
+        </PlansProvider>
       </ViewContext.Provider>
     </SessionContext.Provider>
   )

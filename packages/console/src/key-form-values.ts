@@ -1,9 +1,10 @@
-import type { Key, KeyPatch, NewKey, PlanName } from '@animal-store/contract'
+import type { Key, KeyPatch, NewKey } from '@animal-store/contract'
 import { fromInputValue, toInputValue, type Zone } from './time.ts'
 
 /** The fields of the Create and Edit dialogs, as typed (numbers and the moment parsed on submit). */
 export interface KeyFormValues {
-  plan: PlanName
+  /** A plan's id (listPlans). */
+  plan: string
   name: string
   perMinute: string
   perDay: string
@@ -11,6 +12,7 @@ export interface KeyFormValues {
   expiresAt: string
 }
 
+/** An empty form on the seeded Free plan; the Create key dialog starts on `starterPlan` once the plans are known. */
 export const EMPTY_KEY_FORM: KeyFormValues = { plan: 'free', name: '', perMinute: '', perDay: '', expiresAt: '' }
 
 export function formOf(key: Key, zone: Zone): KeyFormValues {
@@ -52,16 +54,17 @@ export function newKeyOf(values: KeyFormValues, zone: Zone): NewKey | string {
 
 /**
  * The updateKey body: only the fields that changed. A new plan drops the key's own numbers
- * unless they are sent again, so they are sent with it for Enterprise, which has none of its own.
+ * unless they are sent again, so they are sent with it for a custom plan (`isCustom`, as
+ * Enterprise), which has none of its own.
  */
-export function patchOf(key: Key, values: KeyFormValues, zone: Zone): KeyPatch | string {
+export function patchOf(key: Key, values: KeyFormValues, zone: Zone, isCustom: (plan: string) => boolean): KeyPatch | string {
   const before = formOf(key, zone)
   const patch: KeyPatch = {}
   if (values.plan !== before.plan) patch.plan = values.plan
   if (values.name.trim() !== before.name) patch.name = values.name.trim()
   for (const [field, label] of [['perMinute', 'Per minute'] as const, ['perDay', 'Per day'] as const]) {
     const changed = values[field].trim() !== before[field]
-    if (!changed && !(patch.plan === 'enterprise')) continue
+    if (!changed && !(patch.plan !== undefined && isCustom(patch.plan))) continue
     const value = limit(values[field], label)
     if (typeof value === 'string') return value
     patch[field] = value

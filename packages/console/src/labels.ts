@@ -1,9 +1,8 @@
 // Names people read for the contract's enumerations. `satisfies Record<...>` lists every value of
-// the contract's type, so a plan, state or action added there fails the console's typecheck
-// until it is named here (the contract's run-time arrays would pull TypeBox into the page).
-import type { AuditAction, KeyState, PlanName } from '@animal-store/contract'
-
-export const PLAN_LABELS = { free: 'Free', pro: 'Pro', business: 'Business', enterprise: 'Enterprise' } satisfies Record<PlanName, string>
+// the contract's type, so a state or action added there fails the console's typecheck until it
+// is named here (the contract's run-time arrays would pull TypeBox into the page). Plans are data,
+// not an enumeration: their names come from listPlans (plans.ts).
+import type { AuditAction, KeyState } from '@animal-store/contract'
 
 export const STATE_LABELS = { active: 'Active', revoked: 'Revoked', expired: 'Expired', banned: 'Banned' } satisfies Record<
   KeyState,
@@ -18,10 +17,12 @@ const ACTIONS = {
   'key.revoke': true,
   'key.unban': true,
   'operator.create': true,
-  'operator.revoke': true
+  'operator.revoke': true,
+  'plan.create': true,
+  'plan.update': true,
+  'plan.delete': true
 } satisfies Record<AuditAction, true>
 
-export const PLANS = Object.keys(PLAN_LABELS) as PlanName[]
 export const KEY_STATES = Object.keys(STATE_LABELS) as KeyState[]
 export const AUDIT_ACTIONS = Object.keys(ACTIONS) as AuditAction[]
 

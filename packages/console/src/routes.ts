@@ -1,4 +1,5 @@
-export type Route = { screen: 'keys' } | { screen: 'key'; id: string } | { screen: 'usage' } | { screen: 'bans' } | { screen: 'audit' }
+export type Route =
+  { screen: 'keys' } | { screen: 'key'; id: string } | { screen: 'plans' } | { screen: 'usage' } | { screen: 'bans' } | { screen: 'audit' }
 
 /** A fragment's text as written, when it is not valid percent-encoding (`%E0`). */
 function decoded(part: string): string {
@@ -16,6 +17,7 @@ export function parseRoute(hash: string): Route {
   switch (parts[0]) {
     case 'keys':
       return parts[1] !== undefined && parts[1] !== '' ? { screen: 'key', id: decoded(parts[1]) } : { screen: 'keys' }
+    case 'plans':
     case 'usage':
     case 'bans':
     case 'audit':
@@ -26,3 +28,4 @@ export function parseRoute(hash: string): Route {
 }
 
 export const keyHref = (id: string): string => `#/keys/${encodeURIComponent(id)}`
+export const plansHref = '#/plans'

@@ -28,19 +28,31 @@ test('a new key sends only what was filled in', () => {
   assert.equal(newKeyOf({ ...EMPTY_KEY_FORM, perDay: '0' }, 'utc'), 'Per day must be a whole number of at least 1.')
 })
 
+// Enterprise is custom (limits: null), as seeded: its keys carry their own numbers.
+const isCustom = (plan: string) => plan === 'enterprise' || plan === 'startup-custom'
+
 test('an edit sends what changed: a new plan alone lets the plan bring its numbers', () => {
   const form = formOf(KEY, 'utc')
   assert.deepEqual(form, { plan: 'free', name: 'Acme', perMinute: '60', perDay: '1000', expiresAt: '' })
-  assert.deepEqual(patchOf(KEY, { ...form, plan: 'pro' }, 'utc'), { plan: 'pro' })
-  assert.deepEqual(patchOf(KEY, { ...form, plan: 'enterprise' }, 'utc'), { plan: 'enterprise', perMinute: 60, perDay: 1000 })
-  assert.deepEqual(patchOf(KEY, { ...form, perDay: '5000', expiresAt: '2027-01-01T00:00' }, 'utc'), {
+  assert.deepEqual(patchOf(KEY, { ...form, plan: 'pro' }, 'utc', isCustom), { plan: 'pro' })
+  assert.deepEqual(patchOf(KEY, { ...form, plan: 'enterprise' }, 'utc', isCustom), { plan: 'enterprise', perMinute: 60, perDay: 1000 })
+  assert.deepEqual(patchOf(KEY, { ...form, perDay: '5000', expiresAt: '2027-01-01T00:00' }, 'utc', isCustom), {
     perDay: 5000,
     expiresAt: '2027-01-01T00:00:00.000Z'
   })
-  assert.equal(patchOf(KEY, form, 'utc'), 'Nothing was changed.')
+  assert.equal(patchOf(KEY, form, 'utc', isCustom), 'Nothing was changed.')
+  // A plan created as custom (plans are data) is treated as Enterprise was.
+  assert.deepEqual(patchOf(KEY, { ...form, plan: 'startup-custom' }, 'utc', isCustom), {
+    plan: 'startup-custom',
+    perMinute: 60,
+    perDay: 1000
+  })
 })
 
 test('clearing the expiry of a key that had one sends null: no expiry', () => {
   const expiring = { ...KEY, expiresAt: '2027-01-01T00:00:00.000Z' }
-  assert.deepEqual(patchOf(expiring, { ...formOf(expiring, 'utc'), expiresAt: '' }, 'utc'), { expiresAt: null })
+  assert.deepEqual(
+    patchOf(expiring, { ...formOf(expiring, 'utc'), expiresAt: '' }, 'utc', () => false),
+    { expiresAt: null }
+  )
 })

@@ -130,7 +130,7 @@ export function buildDocument<Code extends string>(profile: DocumentProfile<Code
       [op.success.status]: {
         description: op.success.description,
         headers: headersOf([...op.success.headers, ...profile.everyResponseHeaders]),
-        content: contentOf(op.success.schema, op.examples.success)
+        ...(op.success.status === 204 ? {} : { content: contentOf(op.success.schema, op.examples.success) })
       }
     }
     for (const [status, codes] of statusesOf(errorCodesIn(op, profile.commonErrors), profile.errors.status)) {

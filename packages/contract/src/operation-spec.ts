@@ -14,7 +14,7 @@ export interface RequestHeaderSpec {
 
 export interface OperationSpec<Code extends string = ErrorCode> {
   operationId: string
-  method: 'GET' | 'POST' | 'PATCH'
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
   /** OpenAPI path template relative to the base address (`/pets/{petId}`). */
   path: string
   summary: string
@@ -27,6 +27,7 @@ export interface OperationSpec<Code extends string = ErrorCode> {
   /** Whether a body must be sent (default); false: an empty body means every field's default. */
   bodyRequired?: boolean
   requestHeaders?: RequestHeaderSpec[]
+  /** The answer; a 204's schema is `Type.Null()` and it has no body. */
   success: { status: number; description: string; schema: TSchema; headers: ResponseHeaderName[] }
   /** The error codes this operation answers with, beyond those every operation can give. */
   errors: Code[]

@@ -1,19 +1,18 @@
-/** The plans of SPEC.md §8. Enterprise numbers are set per key. */
-export const PLANS = {
-  free: { perMinute: 60, perDay: 1_000 },
-  pro: { perMinute: 300, perDay: 10_000 },
-  business: { perMinute: 1_000, perDay: 100_000 },
-  enterprise: null
-} as const
-
-export type PlanName = keyof typeof PLANS
-export const PLAN_NAMES = Object.keys(PLANS) as PlanName[]
+/**
+ * The plans of SPEC.md §8, which a new database is seeded with; after that plans are data
+ * (`listPlans`). Enterprise is custom: each key on it carries its own numbers.
+ */
+export const SEED_PLANS = [
+  { id: 'free', name: 'Free', limits: { perMinute: 60, perDay: 1_000 } },
+  { id: 'pro', name: 'Pro', limits: { perMinute: 300, perDay: 10_000 } },
+  { id: 'business', name: 'Business', limits: { perMinute: 1_000, perDay: 100_000 } },
+  { id: 'enterprise', name: 'Enterprise', limits: null }
+] as const
 
 export interface Limits {
   perMinute: number
   perDay: number
 }
 
-export function isPlanName(value: string): value is PlanName {
-  return Object.hasOwn(PLANS, value)
-}
+/** What a request without a key may make, per client address: SPEC.md's Free numbers, whatever the free plan becomes. */
+export const ANONYMOUS_LIMITS: Limits = { perMinute: 60, perDay: 1_000 }

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox'
-import { PLAN_NAMES } from './plans.ts'
+import { PLAN_ID_PATTERN } from './admin/plans.ts'
 
 export const RateLimitWindowName = Type.Enum(['minute', 'day'], { description: 'The window: a UTC-aligned minute or day' })
 
@@ -26,7 +26,7 @@ export type RateLimitWindow = Static<typeof RateLimitWindow>
 
 export const RateLimitStatus = Type.Object(
   {
-    plan: Type.Enum(PLAN_NAMES, { description: "The key's plan" }),
+    plan: Type.String({ pattern: PLAN_ID_PATTERN, maxLength: 32, description: "The id of the key's plan" }),
     limits: Type.Array(RateLimitWindow, {
       minItems: 2,
       maxItems: 2,

@@ -15,6 +15,7 @@ import { readConsole, registerConsole } from './routes/admin/console.ts'
 import { registerKeyActionRoutes } from './routes/admin/key-actions.ts'
 import { registerKeyRoutes } from './routes/admin/keys.ts'
 import { registerAdminOpenApiRoute } from './routes/admin/openapi.ts'
+import { registerPlanRoutes } from './routes/admin/plans.ts'
 import { registerUsageRoutes } from './routes/admin/usage.ts'
 
 export interface AdminAppOptions {
@@ -68,6 +69,7 @@ export async function buildAdminApp(services: Services, options: AdminAppOptions
   const { keys, directory, audit, usage } = services
   registerKeyRoutes(app, { keys, directory, baseUrl })
   registerKeyActionRoutes(app, { keys, directory })
+  registerPlanRoutes(app, { plans: services.plans })
   registerUsageRoutes(app, { usage, directory })
   registerAuditRoutes(app, { audit, baseUrl })
   registerAdminOpenApiRoute(app, baseUrl)

@@ -2,6 +2,7 @@ import type { Logger } from 'pino'
 import { API_VERSION } from '@animal-store/contract'
 import { systemClock, type Clock } from './base/clock.ts'
 import { createLogger } from './base/logger.ts'
+import { PlanBook } from './domain/plans/book.ts'
 import { administration, operatorReads, storedLastUse } from './compose/administration.ts'
 import { openDatabase, openRedis } from './compose/backends.ts'
 import { cliCounters, servingCounters } from './compose/counters.ts'
@@ -85,13 +86,14 @@ function composeCli(
   migrationsApplied: number
 ): CliServices {
   const counters = cliCounters(config, sqlite)
-  const { keys, operators } = administration(storage, clock, counters, { lastUsed: storedLastUse(storage) })
+  const { keys, plans, operators } = administration(storage, clock, counters, { lastUsed: storedLastUse(storage) })
   return {
     config,
     clock,
     storage,
     migrationsApplied,
     keys,
+    plans,
     operators,
     close: once(async () => {
       await counters.close()
@@ -153,11 +155,20 @@ async function composeServe(
       ? rendered
       : new CachedPages(rendered, version, clock, { maxEntries: config.pageCacheEntries, maxAgeMs })
   const usage = usageHistory(storage.usage, clock, logger, { flushIntervalMs: options.usageFlushIntervalMs })
-  const limiter = new RateLimiter(counters, clock, { banMs: config.banSeconds * 1000, observer: metrics, usage: usage.recorder })
+  // Every plan's limits in memory before the first request, read again every 2 s (a change on another instance).
+  const planBook = new PlanBook(storage.plans)
+  await planBook.start((error) => logger.warn({ err: error }, 'could not read the plans; keeping the last ones read'))
+  const limiter = new RateLimiter(counters, clock, {
+    banMs: config.banSeconds * 1000,
+    observer: metrics,
+    usage: usage.recorder,
+    plans: planBook
+  })
   // A key this process changes is refused or changed here at once, not after the cache's TTL.
   const keyCache = new KeyCache(stores.keys, clock, { ttlMs: options.keyCacheTtlMs })
-  const { keys, operators, views } = administration(storage, clock, counters, {
+  const { keys, plans, operators, views } = administration(storage, clock, counters, {
     keys: stores.keys,
+    planBook,
     lastUsed: (ids) => usage.service.lastUsedAt(ids),
     keyChanged: (id) => keyCache.forget(id)
   })
@@ -177,6 +188,7 @@ async function composeServe(
     metrics,
     storage,
     keys,
+    plans,
     operators,
     directory,
     audit,
@@ -191,6 +203,7 @@ async function composeServe(
     tracing,
     close: once(async () => {
       clearInterval(purge)
+      planBook.stop()
       // Usage history and counters are flushed before the storage they persist to closes.
       await usage.close()
       await counters.close()

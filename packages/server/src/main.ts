@@ -2,6 +2,7 @@ import { BACKUP_HELP, backupCommand } from './cli/backup.ts'
 import { CHECK_HELP, checkCommand } from './cli/check.ts'
 import { keysCommand, KEYS_HELP } from './cli/keys.ts'
 import { operatorsCommand, OPERATORS_HELP } from './cli/operators.ts'
+import { plansCommand, PLANS_HELP } from './cli/plans.ts'
 import { serve } from './cli/serve.ts'
 import { UsageError } from './cli/usage-error.ts'
 import { ConfigError, loadConfig } from './config.ts'
@@ -17,6 +18,8 @@ Commands:
                      their use (animal-store keys --help).
   operators ...      Creates, lists and revokes the operators who sign in to the operator API
                      on ADMIN_PORT (animal-store help operators).
+  plans ...          Lists, creates, changes and deletes plans: the limits customers on them
+                     share (animal-store help plans).
   backup <file>      Writes a consistent, checked copy of the SQLite file, also while serve runs
                      (animal-store help backup).
   check              Checks the database and whether this build can serve its schema, without
@@ -39,7 +42,13 @@ Configuration comes from the environment (the README's table gives defaults and 
 ${KEYS_HELP}`
 
 /** Commands with a usage text of their own (`help <command>`, `<command> --help`). */
-const COMMAND_HELP: Record<string, string> = { backup: BACKUP_HELP, check: CHECK_HELP, keys: KEYS_HELP, operators: OPERATORS_HELP }
+const COMMAND_HELP: Record<string, string> = {
+  backup: BACKUP_HELP,
+  check: CHECK_HELP,
+  keys: KEYS_HELP,
+  operators: OPERATORS_HELP,
+  plans: PLANS_HELP
+}
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv
@@ -48,7 +57,7 @@ async function main(argv: string[]): Promise<void> {
     if (command === undefined) process.exitCode = 2
     return
   }
-  if (command !== 'keys' && command !== 'operators' && (rest.includes('--help') || rest.includes('-h'))) {
+  if (command !== 'keys' && command !== 'operators' && command !== 'plans' && (rest.includes('--help') || rest.includes('-h'))) {
     process.stdout.write(COMMAND_HELP[command] ?? HELP)
     return
   }
@@ -69,6 +78,8 @@ async function main(argv: string[]): Promise<void> {
       return keysCommand(config, rest)
     case 'operators':
       return operatorsCommand(config, rest)
+    case 'plans':
+      return plansCommand(config, rest)
     case 'backup':
       return backupCommand(config, rest)
     case 'check':
@@ -78,7 +89,7 @@ async function main(argv: string[]): Promise<void> {
       return
     default:
       throw new UsageError(
-        `unknown command ${JSON.stringify(command)}: expected serve, migrate, keys, operators, backup, check or openapi (see animal-store help)`
+        `unknown command ${JSON.stringify(command)}: expected serve, migrate, keys, operators, plans, backup, check or openapi (see animal-store help)`
       )
   }
 }

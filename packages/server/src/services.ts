@@ -7,6 +7,7 @@ import type { KeyDirectory } from './domain/keys/directory.ts'
 import type { KeyService } from './domain/keys/service.ts'
 import type { OperatorService } from './domain/operators/service.ts'
 import type { PetService } from './domain/pets/service.ts'
+import type { PlanService } from './domain/plans/service.ts'
 import type { UsageService } from './domain/usage/service.ts'
 import type { Authenticator } from './http/services/authenticator.ts'
 import type { PetPages } from './http/services/page-cache.ts'
@@ -27,6 +28,7 @@ export interface CliServices {
   /** Migrations this start applied. */
   migrationsApplied: number
   keys: KeyService
+  plans: PlanService
   operators: OperatorService
   /** Closes the counters, then the storage. */
   close(): Promise<void>

@@ -8,7 +8,10 @@ import type {
   ListAuditQuery,
   ListKeysQuery,
   NewKey,
+  NewPlan,
   Operator,
+  Plan,
+  PlanPatch,
   TopKey,
   TopKeysQuery,
   UsageBucket,
@@ -24,6 +27,7 @@ export interface Page<T> {
 const page = <T>(answer: Answer<T[]>): Page<T> => ({ items: answer.body, next: answer.next })
 const body = <T>(answer: Answer<T>): T => answer.body
 const keyPath = (id: string, rest = '') => `/keys/${encodeURIComponent(id)}${rest}`
+const planPath = (id: string) => `/plans/${encodeURIComponent(id)}`
 
 export function operatorApi(send: Send) {
   return {
@@ -35,6 +39,10 @@ export function operatorApi(send: Send) {
     rotateKey: (id: string, rotation: KeyRotation) => send<KeyWithSecret>('POST', keyPath(id, '/rotate'), { body: rotation }).then(body),
     revokeKey: (id: string) => send<Key>('POST', keyPath(id, '/revoke')).then(body),
     unbanKey: (id: string) => send<Key>('POST', keyPath(id, '/unban')).then(body),
+    listPlans: (signal?: AbortSignal) => send<Plan[]>('GET', '/plans', { signal }).then(body),
+    createPlan: (newPlan: NewPlan) => send<Plan>('POST', '/plans', { body: newPlan }).then(body),
+    updatePlan: (id: string, patch: PlanPatch) => send<Plan>('PATCH', planPath(id), { body: patch }).then(body),
+    deletePlan: (id: string) => send<undefined>('DELETE', planPath(id)).then(() => undefined),
     keyUsage: (id: string, query: UsageQuery, signal?: AbortSignal) =>
       send<UsageBucket[]>('GET', keyPath(id, '/usage'), { query, signal }).then(body),
     usage: (query: UsageQuery, signal?: AbortSignal) => send<UsageBucket[]>('GET', '/usage', { query, signal }).then(body),

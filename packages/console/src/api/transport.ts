@@ -30,7 +30,9 @@ interface RequestOptions {
   signal?: AbortSignal
 }
 
-export type Send = <T>(method: 'GET' | 'POST' | 'PATCH', path: string, options?: RequestOptions) => Promise<Answer<T>>
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
+
+export type Send = <T>(method: Method, path: string, options?: RequestOptions) => Promise<Answer<T>>
 
 async function errorOf(response: Response): Promise<ApiError> {
   try {
@@ -47,7 +49,7 @@ async function errorOf(response: Response): Promise<ApiError> {
  * out) before the error is thrown to the caller.
  */
 export function createSend(token: string, onUnauthorized: (error: ApiError) => void): Send {
-  return async <T>(method: 'GET' | 'POST' | 'PATCH', path: string, options: RequestOptions = {}): Promise<Answer<T>> => {
+  return async <T>(method: Method, path: string, options: RequestOptions = {}): Promise<Answer<T>> => {
     const url = new URL(`${API_BASE}${path}`, window.location.origin)
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined && value !== '') url.searchParams.set(name, String(value))
@@ -70,7 +72,9 @@ export function createSend(token: string, onUnauthorized: (error: ApiError) => v
       if (response.status === 401) onUnauthorized(error)
       throw error
     }
-    return { body: (await response.json()) as T, next: nextCursor(response.headers.get('link')) }
+    // 204 No Content (a deletion) has no body to read.
+    const body = response.status === 204 ? undefined : ((await response.json()) as unknown)
+    return { body: body as T, next: nextCursor(response.headers.get('link')) }
   }
 }
 

@@ -1,10 +1,11 @@
 import type { Key } from '@animal-store/contract'
 import { keyTitle } from '../key-state.ts'
-import { PLAN_LABELS } from '../labels.ts'
+import { planLabel, usePlanList } from '../plans.ts'
 import { keyHref } from '../routes.ts'
 
 /** The first cells of a key's row in every table: its name (the row's header, a link to its page), its id and its plan. */
 export function KeyCells({ keyData }: { keyData: Pick<Key, 'id' | 'name' | 'plan'> }) {
+  const plans = usePlanList()
   return (
     <>
       <th scope="row">
@@ -13,7 +14,7 @@ export function KeyCells({ keyData }: { keyData: Pick<Key, 'id' | 'name' | 'plan
       <td>
         <code>{keyData.id}</code>
       </td>
-      <td>{PLAN_LABELS[keyData.plan]}</td>
+      <td>{planLabel(plans, keyData.plan)}</td>
     </>
   )
 }

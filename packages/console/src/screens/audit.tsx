@@ -8,7 +8,7 @@ import { Pager, TableFrame, usePages } from '../components/table-parts.tsx'
 import { Time } from '../components/time.tsx'
 import { useApiData } from '../hooks/use-api-data.ts'
 import { useDebounced } from '../hooks/timers.ts'
-import { keyHref } from '../routes.ts'
+import { keyHref, plansHref } from '../routes.ts'
 import { AUDIT_ACTIONS } from '../labels.ts'
 import { useSession, useView } from '../session.ts'
 import { isoInZone, type Zone } from '../time.ts'
@@ -37,7 +37,7 @@ const CSV_HEADER = [
   'User agent'
 ]
 
-/** Every change to a key or an operator, newest first, filtered by actor, action and key. */
+/** Every change to a key, a plan or an operator, newest first, filtered by actor, action and target. */
 export function AuditScreen() {
   const { api } = useSession()
   const ids = useId()
@@ -151,12 +151,12 @@ function AuditTable({ events }: { events: readonly AuditEvent[] }) {
   )
 }
 
-/** A key links to its page; a name, when there is one, comes with the id. */
+/** A key links to its page, a plan to the Plans screen; a name, when there is one, comes with the id. */
 function Target({ target }: { target: AuditEvent['target'] }) {
   const label = target.name ?? target.id
   return (
     <>
-      {target.type === 'key' ? <a href={keyHref(target.id)}>{label}</a> : label}
+      {target.type === 'key' ? <a href={keyHref(target.id)}>{label}</a> : target.type === 'plan' ? <a href={plansHref}>{label}</a> : label}
       {target.name !== null && <code class="muted"> {target.id}</code>}
     </>
   )

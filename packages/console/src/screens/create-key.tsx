@@ -5,6 +5,7 @@ import { ErrorAlert } from '../components/notices.tsx'
 import { SecretOnce } from '../components/secret-once.tsx'
 import { useAction } from '../hooks/use-action.ts'
 import { keyTitle } from '../key-state.ts'
+import { starterPlan, usePlanList } from '../plans.ts'
 import { useSession, useView } from '../session.ts'
 import { EMPTY_KEY_FORM, newKeyOf } from '../key-form-values.ts'
 import { KeyFields } from './key-fields.tsx'
@@ -25,7 +26,8 @@ export function CreateKey() {
 function CreateKeyDialog({ onClose }: { onClose: () => void }) {
   const { api } = useSession()
   const { zone, refresh } = useView()
-  const [values, setValues] = useState(EMPTY_KEY_FORM)
+  const plans = usePlanList()
+  const [values, setValues] = useState(() => ({ ...EMPTY_KEY_FORM, plan: starterPlan(plans)?.id ?? EMPTY_KEY_FORM.plan }))
   const [created, setCreated] = useState<KeyWithSecret | null>(null)
   const action = useAction()
 

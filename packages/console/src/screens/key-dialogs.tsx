@@ -1,10 +1,12 @@
 import type { Key, KeyWithSecret } from '@animal-store/contract'
 import { useId, useState } from 'preact/hooks'
 import { Dialog } from '../components/dialog.tsx'
+import { DialogActions } from '../components/dialog-actions.tsx'
 import { ErrorAlert } from '../components/notices.tsx'
 import { SecretOnce } from '../components/secret-once.tsx'
 import { useAction } from '../hooks/use-action.ts'
 import { keyTitle } from '../key-state.ts'
+import { isCustomPlan, usePlanList } from '../plans.ts'
 import { useSession, useView } from '../session.ts'
 import { formOf, patchOf } from '../key-form-values.ts'
 import { KeyFields } from './key-fields.tsx'
@@ -14,28 +16,16 @@ interface KeyDialogProps {
   onClose: () => void
 }
 
-function Buttons({ busy, submit, onCancel }: { busy: boolean; submit: string; onCancel: () => void }) {
-  return (
-    <div class="actions">
-      <button type="button" onClick={onCancel}>
-        Cancel
-      </button>
-      <button type="submit" class="primary" aria-busy={busy}>
-        {submit}
-      </button>
-    </div>
-  )
-}
-
 /** "Edit": the create fields, filled in; "Save" sends what changed. */
 export function EditKeyDialog({ keyData, onClose }: KeyDialogProps) {
   const { api } = useSession()
   const { zone, refresh } = useView()
+  const plans = usePlanList()
   const [values, setValues] = useState(() => formOf(keyData, zone))
   const action = useAction()
   const submit = async (event: Event) => {
     event.preventDefault()
-    const patch = patchOf(keyData, values, zone)
+    const patch = patchOf(keyData, values, zone, (plan) => isCustomPlan(plans, plan))
     if (typeof patch === 'string') return action.fail(patch)
     if ((await action.run(() => api.updateKey(keyData.id, patch))) === undefined) return
     refresh()
@@ -46,7 +36,7 @@ export function EditKeyDialog({ keyData, onClose }: KeyDialogProps) {
       <form onSubmit={(event) => void submit(event)}>
         <KeyFields values={values} onChange={setValues} zone={zone} mode="edit" />
         <ErrorAlert message={action.error} />
-        <Buttons busy={action.busy} submit="Save" onCancel={onClose} />
+        <DialogActions busy={action.busy} submit="Save" onCancel={onClose} />
       </form>
     </Dialog>
   )
@@ -93,7 +83,7 @@ export function RotateKeyDialog({ keyData, onClose }: KeyDialogProps) {
             </p>
           </div>
           <ErrorAlert message={action.error} />
-          <Buttons busy={action.busy} submit="Rotate" onCancel={onClose} />
+          <DialogActions busy={action.busy} submit="Rotate" onCancel={onClose} />
         </form>
       )}
     </Dialog>
@@ -119,7 +109,7 @@ export function RevokeKeyDialog({ keyData, onClose }: KeyDialogProps) {
           key.
         </p>
         <ErrorAlert message={action.error} />
-        <Buttons busy={action.busy} submit="Revoke" onCancel={onClose} />
+        <DialogActions busy={action.busy} submit="Revoke" onCancel={onClose} />
       </form>
     </Dialog>
   )

@@ -1,6 +1,6 @@
 import { useId } from 'preact/hooks'
 import type { KeyFormValues } from '../key-form-values.ts'
-import { PLAN_LABELS, PLANS } from '../labels.ts'
+import { isCustomPlan, planOptions, usePlanList } from '../plans.ts'
 import type { Zone } from '../time.ts'
 
 interface KeyFieldsProps {
@@ -10,19 +10,20 @@ interface KeyFieldsProps {
   mode: 'create' | 'edit'
 }
 
-/** Plan, Name, Per minute, Per day, Expires at. */
+/** Plan (the plans of listPlans, by name), Name, Per minute, Per day, Expires at. */
 export function KeyFields({ values, onChange, zone, mode }: KeyFieldsProps) {
   const id = useId()
   const set = (field: keyof KeyFormValues) => (event: Event) =>
     onChange({ ...values, [field]: (event.currentTarget as HTMLInputElement | HTMLSelectElement).value })
-  const enterprise = values.plan === 'enterprise'
+  const plans = usePlanList()
+  const custom = isCustomPlan(plans, values.plan)
   return (
     <div class="fields">
       <label for={`${id}-plan`}>Plan</label>
       <select id={`${id}-plan`} value={values.plan} onChange={set('plan')}>
-        {PLANS.map((plan) => (
-          <option key={plan} value={plan}>
-            {PLAN_LABELS[plan]}
+        {planOptions(plans, values.plan).map((plan) => (
+          <option key={plan.value} value={plan.value}>
+            {plan.label}
           </option>
         ))}
       </select>
@@ -33,20 +34,13 @@ export function KeyFields({ values, onChange, zone, mode }: KeyFieldsProps) {
         label="Per minute"
         value={values.perMinute}
         onInput={set('perMinute')}
-        required={enterprise}
+        required={custom}
         hint={`${id}-limits`}
       />
-      <LimitField
-        id={`${id}-day`}
-        label="Per day"
-        value={values.perDay}
-        onInput={set('perDay')}
-        required={enterprise}
-        hint={`${id}-limits`}
-      />
+      <LimitField id={`${id}-day`} label="Per day" value={values.perDay} onInput={set('perDay')} required={custom} hint={`${id}-limits`} />
       <p class="hint" id={`${id}-limits`}>
-        {enterprise
-          ? 'Enterprise keys need both numbers.'
+        {custom
+          ? 'Keys on a custom plan need both numbers.'
           : mode === 'create'
             ? "Empty: the plan's numbers."
             : 'A new plan brings its own numbers, unless these are changed too.'}

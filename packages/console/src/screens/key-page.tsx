@@ -8,7 +8,8 @@ import { UsageChart } from '../components/usage-chart.tsx'
 import { useApiData } from '../hooks/use-api-data.ts'
 import { useAction } from '../hooks/use-action.ts'
 import { keyState, keyTitle } from '../key-state.ts'
-import { count, PLAN_LABELS, STATE_LABELS } from '../labels.ts'
+import { count, STATE_LABELS } from '../labels.ts'
+import { planLabel, usePlanList } from '../plans.ts'
 import { useSession, useView } from '../session.ts'
 import { DEFAULT_RANGE, rangeQuery } from '../usage-range.ts'
 import { EditKeyDialog, RevokeKeyDialog, RotateKeyDialog } from './key-dialogs.tsx'
@@ -34,6 +35,7 @@ function KeyDetails({ keyData }: { keyData: Key }) {
   const [open, setOpen] = useState<Open>(null)
   const unban = useAction()
   const { refresh } = useView()
+  const plans = usePlanList()
   const usage = useApiData((signal) => api.keyUsage(keyData.id, rangeQuery(range, Date.now()), signal), [keyData.id, range])
   const state = keyState(keyData, Date.now())
   const title = keyTitle(keyData)
@@ -73,7 +75,7 @@ function KeyDetails({ keyData }: { keyData: Key }) {
           <code>{keyData.prefix}</code>
         </dd>
         <dt>Plan</dt>
-        <dd>{PLAN_LABELS[keyData.plan]}</dd>
+        <dd>{planLabel(plans, keyData.plan)}</dd>
         <dt>Limits</dt>
         <dd>
           {count(keyData.limits.perMinute)} a minute, {count(keyData.limits.perDay)} a day

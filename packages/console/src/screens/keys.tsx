@@ -1,4 +1,4 @@
-import type { Key, KeyState, ListKeysQuery, PlanName } from '@animal-store/contract'
+import type { Key, KeyState, ListKeysQuery, Plan } from '@animal-store/contract'
 import { useId, useState } from 'preact/hooks'
 import { allPages } from '../api/operations.ts'
 import { ExportCsv } from '../components/export-csv.tsx'
@@ -10,7 +10,8 @@ import { Time } from '../components/time.tsx'
 import { useApiData } from '../hooks/use-api-data.ts'
 import { useDebounced } from '../hooks/timers.ts'
 import { keyState, keyTitle } from '../key-state.ts'
-import { count, KEY_STATES, PLAN_LABELS, PLANS, STATE_LABELS } from '../labels.ts'
+import { count, KEY_STATES, STATE_LABELS } from '../labels.ts'
+import { planLabel, planOptions, usePlanList } from '../plans.ts'
 import { useSession } from '../session.ts'
 import { isoInZone, type Zone } from '../time.ts'
 import { CreateKey } from './create-key.tsx'
@@ -26,10 +27,10 @@ const COLUMNS: readonly { column: Column; label: string }[] = [
   { column: 'state', label: 'State' }
 ]
 
-const sortValue = (now: number): Record<Column, (key: Key) => string | number> => ({
+const sortValue = (now: number, plans: readonly Plan[]): Record<Column, (key: Key) => string | number> => ({
   name: (key) => keyTitle(key).toLowerCase(),
   id: (key) => key.id,
-  plan: (key) => PLANS.indexOf(key.plan),
+  plan: (key) => planLabel(plans, key.plan).toLowerCase(),
   limits: (key) => key.limits.perMinute * 1e9 + key.limits.perDay,
   used: (key) => key.usage.day,
   lastUsed: (key) => (key.lastUsedAt === null ? 0 : Date.parse(key.lastUsedAt)),
@@ -57,7 +58,8 @@ export function KeysScreen() {
   const { api, canWrite } = useSession()
   const ids = useId()
   const [search, setSearch] = useState('')
-  const [plan, setPlan] = useState<PlanName | ''>('')
+  const plans = usePlanList()
+  const [plan, setPlan] = useState('')
   const [state, setState] = useState<KeyState | ''>('')
   const settledSearch = useDebounced(search.trim(), 300)
   const [order, sortBy] = useSortOrder<Column>()
@@ -66,10 +68,10 @@ export function KeysScreen() {
   const pages = usePages(filterKey)
   const keys = useApiData((signal) => api.listKeys({ ...filters, cursor: pages.cursor }, signal), [filterKey, pages.cursor])
   const now = Date.now()
-  const rows = sortRows(keys.data?.items ?? [], order, sortValue(now))
+  const rows = sortRows(keys.data?.items ?? [], order, sortValue(now, plans))
 
   const exportKeys = async (zone: Zone) => {
-    const all = sortRows(await allPages((cursor) => api.listKeys({ ...filters, limit: 100, cursor })), order, sortValue(Date.now()))
+    const all = sortRows(await allPages((cursor) => api.listKeys({ ...filters, limit: 100, cursor })), order, sortValue(Date.now(), plans))
     const at = (moment: string | null) => (moment === null ? null : isoInZone(moment, zone))
     return {
       header: CSV_HEADER,
@@ -100,11 +102,11 @@ export function KeysScreen() {
           <label for={`${ids}-search`}>Search keys</label>
           <input id={`${ids}-search`} type="search" value={search} onInput={(event) => setSearch(event.currentTarget.value)} />
           <label for={`${ids}-plan`}>Plan</label>
-          <select id={`${ids}-plan`} value={plan} onChange={(event) => setPlan(event.currentTarget.value as PlanName | '')}>
+          <select id={`${ids}-plan`} value={plan} onChange={(event) => setPlan(event.currentTarget.value)}>
             <option value="">All plans</option>
-            {PLANS.map((name) => (
-              <option key={name} value={name}>
-                {PLAN_LABELS[name]}
+            {planOptions(plans, plan).map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
               </option>
             ))}
           </select>

@@ -9,12 +9,15 @@ export const AUDIT_ACTIONS = [
   'key.revoke',
   'key.unban',
   'operator.create',
-  'operator.revoke'
+  'operator.revoke',
+  'plan.create',
+  'plan.update',
+  'plan.delete'
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
 export const ACTOR_TYPES = ['operator', 'cli'] as const
-export const AUDIT_TARGET_TYPES = ['key', 'operator'] as const
+export const AUDIT_TARGET_TYPES = ['key', 'operator', 'plan'] as const
 
 // Free text of people and tools, without control characters (shown in tables, terminals and CSV).
 const PRINTABLE = '^[^\\x00-\\x1F\\x7F]*$'
@@ -34,7 +37,7 @@ export type AuditActor = Static<typeof AuditActor>
 
 export const AuditTarget = Type.Object(
   {
-    type: Type.Enum(AUDIT_TARGET_TYPES, { description: 'What was changed: a key or an operator' }),
+    type: Type.Enum(AUDIT_TARGET_TYPES, { description: 'What was changed: a key, an operator or a plan' }),
     id: Text(64, 'Its id'),
     name: Nullable(200, 'Its name at the time; null when it has none')
   },

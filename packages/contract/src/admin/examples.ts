@@ -15,6 +15,14 @@ export const EXAMPLE_KEY = {
   lastUsedAt: '2026-11-27T10:14:00.000Z'
 } as const
 
+export const EXAMPLE_PLAN = {
+  id: 'startup',
+  name: 'Startup',
+  limits: { perMinute: 120, perDay: 5000, perMonth: null },
+  customers: 14,
+  createdAt: '2026-11-20T08:00:00.000Z'
+} as const
+
 export const EXAMPLE_SECRET = 'as_live_3fK9OtzW6OYSmXGEjk4Jz4dWA9mpMdEv9gtBbA3ybyh'
 
 export const EXAMPLE_BANNED_KEY = {

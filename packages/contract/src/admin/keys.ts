@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { DOCUMENTED_ONLY } from '../json-schema.ts'
-import { PLAN_NAMES } from '../plans.ts'
+import { PlanId } from './plans.ts'
 import { Count, NullableTimestamp, Timestamp } from './time.ts'
 
 export const KEY_ID_PATTERN = '^key_[0-9A-Za-z]{16}$'
@@ -12,11 +12,10 @@ export const DEFAULT_GRACE_SECONDS = 86_400
 export const KEY_STATES = ['active', 'revoked', 'expired', 'banned'] as const
 export type KeyState = (typeof KEY_STATES)[number]
 
-const PLAN_RULE = `must be one of ${PLAN_NAMES.join(', ')}`
 const LIMIT_RULE = 'must be a whole number of at least 1'
 const NAME_RULE = `must be at most ${KEY_NAME_MAX_LENGTH} characters with no control characters`
 
-const Plan = (description: string) => Type.Enum(PLAN_NAMES, { description, 'x-rule': PLAN_RULE })
+const Plan = PlanId
 const Limit = (description: string) =>
   Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description, 'x-rule': LIMIT_RULE })
 // No C0 or C1 control character (Unicode Cc): names are shown in tables and terminals.
@@ -83,7 +82,7 @@ export const BannedKeys = Type.Array(Key, {
 
 export const NewKey = Type.Object(
   {
-    plan: Plan('The plan: free, pro, business, or enterprise (which needs perMinute and perDay)'),
+    plan: Plan("The plan's id (`listPlans`); a custom plan, such as enterprise, needs perMinute and perDay"),
     name: Type.Optional(KeyName('A name for people')),
     perMinute: Type.Optional(Limit("Requests per minute, instead of the plan's")),
     perDay: Type.Optional(Limit("Requests per day, instead of the plan's")),

@@ -1,7 +1,6 @@
 import type { TSchema } from 'typebox'
 import { buildDocument } from '../openapi-builder.ts'
 import { API_VERSION } from '../openapi.ts'
-import { PLAN_NAMES } from '../plans.ts'
 import { AuditEvent, AuditEvents } from './audit.ts'
 import {
   OPERATOR_ERROR_DESCRIPTIONS,
@@ -56,15 +55,16 @@ export function buildAdminOpenApi(options: { adminBaseUrl: string }): Record<str
       title: 'Animal Store operator API',
       contact: { name: 'Animal Store operations', email: 'ops@animal-store.example', url: 'https://animal-store.example/support' },
       description:
-        'For the people who run the service: API keys, their usage over time by outcome, bans and the audit log. ' +
+        'For the people who run the service: API keys and plans, their usage over time by outcome, bans and the audit log. ' +
         'Served on its own listener (`ADMIN_HOST`:`ADMIN_PORT`), never on the public port. ' +
         'Every operation needs `Authorization: Bearer <operator token>` (`as_admin_...`, from `animal-store operators create`); ' +
-        `a viewer reads, an admin also changes keys. Plans: ${PLAN_NAMES.join(', ')}. Times are ISO 8601 in UTC.`
+        'a viewer reads, an admin also changes keys and plans. Plans are data (`listPlans`); a new database has free, pro, business and enterprise. Times are ISO 8601 in UTC.'
     },
     servers: [{ url: options.adminBaseUrl, description: 'Production operator listener (internal)', 'x-internal': true }],
     security: [{ operatorToken: [] }],
     tags: [
       { name: 'Keys', description: 'API keys: create, change, rotate, revoke, unban; bans now' },
+      { name: 'Plans', description: 'Plans as data: their limits, shared by every customer on them' },
       { name: 'Usage', description: 'Requests by key, minute and outcome: allowed, rate limited, banned' },
       { name: 'Audit', description: 'Who changed which key or operator, and when' },
       { name: 'Operators', description: 'The operator signed in' }

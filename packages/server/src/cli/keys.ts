@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util'
-import { PLAN_NAMES } from '@animal-store/contract'
 import { compose } from '../compose.ts'
 import type { Config } from '../config.ts'
 import { KeyInputError, KeyNotFoundError, KeyRevokedError, type KeyTerm } from '../domain/keys/errors.ts'
@@ -10,9 +9,10 @@ import { UsageError } from './usage-error.ts'
 export const KEYS_HELP = `Usage: animal-store keys <command> [options]
 
 Commands:
-  create --plan <${PLAN_NAMES.join('|')}> [--name TEXT] [--per-minute N] [--per-day N] [--expires-at ISO8601] [--json]
-         Creates a key and prints its secret once. Enterprise keys need --per-minute and --per-day;
-         on other plans they override the plan's numbers.
+  create --plan <plan id> [--name TEXT] [--per-minute N] [--per-day N] [--expires-at ISO8601] [--json]
+         Creates a key and prints its secret once. A new database has the plans free, pro, business
+         and enterprise (animal-store plans list). Keys on a custom plan (enterprise) need
+         --per-minute and --per-day; on other plans they override the plan's numbers.
   list [--json]      Lists keys (never their secrets).
   update <id> [--plan P] [--per-minute N] [--per-day N] [--name TEXT] [--expires-at ISO8601 | --no-expiry] [--json]
          Changes a key in place, same secret; every instance applies it within 5 seconds. Usage in the
@@ -108,7 +108,8 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
       wantsId ? `keys ${command} takes exactly one key id` : `keys ${command} takes no positional arguments (got ${positionals.join(' ')})`
     )
   }
-  if (command === 'create' && values.plan === undefined) throw new UsageError(`keys create needs --plan <${PLAN_NAMES.join('|')}>`)
+  if (command === 'create' && values.plan === undefined)
+    throw new UsageError('keys create needs --plan <plan id> (animal-store plans list shows them)')
   if (values['expires-at'] !== undefined && values['no-expiry'] === true)
     throw new UsageError('give either --expires-at or --no-expiry, not both')
   const perMinute = number('--per-minute', values['per-minute'])

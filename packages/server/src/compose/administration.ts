@@ -4,6 +4,8 @@ import { KeyDirectory } from '../domain/keys/directory.ts'
 import { KeyService } from '../domain/keys/service.ts'
 import { KeyViews, type LastUseLookup } from '../domain/keys/views.ts'
 import { OperatorService } from '../domain/operators/service.ts'
+import { PlanBook } from '../domain/plans/book.ts'
+import { PlanService } from '../domain/plans/service.ts'
 import type { UsageService } from '../domain/usage/service.ts'
 import { keyLimitState } from '../limits/rate-limiter.ts'
 import type { CounterReader } from '../limits/types.ts'
@@ -20,24 +22,29 @@ export function storedLastUse(storage: Storage): LastUseLookup {
   }
 }
 
-/** Key and operator administration over the storage and counters: the same for the CLI and a serving process. */
+/** Key, plan and operator administration over the storage and counters: the same for the CLI and a serving process. */
 export function administration(
   storage: Storage,
   clock: Clock,
   counters: CounterReader,
-  options: { keys?: KeyStore; lastUsed: LastUseLookup; keyChanged?: (keyId: string) => void }
-): { keys: KeyService; operators: OperatorService; views: KeyViews } {
+  options: { keys?: KeyStore; lastUsed: LastUseLookup; keyChanged?: (keyId: string) => void; planBook?: PlanBook }
+): { keys: KeyService; plans: PlanService; operators: OperatorService; views: KeyViews } {
   const limits = keyLimitState(counters)
-  const views = new KeyViews(limits, options.lastUsed)
+  // The CLI reads the plans when it first needs them; a serving process hands in the book it keeps fresh.
+  const planBook = options.planBook ?? new PlanBook(storage.plans)
+  const views = new KeyViews(limits, options.lastUsed, planBook)
   const keys = new KeyService({
     store: options.keys ?? storage.keys,
     audit: storage.audit,
     clock,
     limits,
     views,
+    plans: storage.plans,
+    planBook,
     keyChanged: options.keyChanged
   })
-  return { keys, operators: new OperatorService(storage.operators, clock), views }
+  const plans = new PlanService(storage.plans, clock, () => void planBook.refresh().catch(() => {}))
+  return { keys, plans, operators: new OperatorService(storage.operators, clock), views }
 }
 
 /** What only the operator API reads: keys listed, banned and ranked, and the audit log. */

@@ -1,8 +1,9 @@
-import { PLANS, type Limits, type RateLimitStatus } from '@animal-store/contract'
+import { ANONYMOUS_LIMITS, type Limits, type RateLimitStatus } from '@animal-store/contract'
 import type { Clock } from '../base/clock.ts'
 import { isPending, type Maybe } from '../base/maybe.ts'
 import { ApiError } from '../domain/api-error.ts'
-import { limitsOf, type KeyLimitState, type KeyUsage } from '../domain/keys/limits.ts'
+import type { KeyLimitState, KeyUsage } from '../domain/keys/limits.ts'
+import type { PlanBook } from '../domain/plans/book.ts'
 import type { UsageRecorder } from '../domain/usage/recorder.ts'
 import {
   blockingWindow,
@@ -29,9 +30,6 @@ export interface Verdict {
   refusal: ApiError | undefined
 }
 
-/** Requests without a valid key are limited per client address at the Free plan's numbers. */
-const ANONYMOUS_LIMITS: Limits = PLANS.free
-
 /**
  * The rate limit of every /v1 request: one atomic consume in the counter store, for the key or,
  * without a valid key, for the client address. Keys are banned for hammering; addresses are
@@ -43,22 +41,34 @@ export class RateLimiter {
   readonly #banMs: number
   readonly #observer: RateLimitObserver
   readonly #usage: UsageRecorder
+  readonly #plans: PlanBook
   /** Keys whose latest request was refused (limited or banned); bounded by the keys issued. */
   readonly #refused = new Set<string>()
 
   /** `usage` is told the verdict of every request that names a valid key (and of no other). */
-  constructor(store: CounterStore, clock: Clock, options: { banMs: number; observer: RateLimitObserver; usage: UsageRecorder }) {
+  /** Requests without a valid key are limited per client address at SPEC.md's Free numbers; a key at its plan's (from `plans`). */
+  constructor(
+    store: CounterStore,
+    clock: Clock,
+    options: { banMs: number; observer: RateLimitObserver; usage: UsageRecorder; plans: PlanBook }
+  ) {
     this.#store = store
     this.#clock = clock
     this.#banMs = options.banMs
     this.#observer = options.observer
     this.#usage = options.usage
+    this.#plans = options.plans
   }
 
   /** Consumes one request for a key, or for a client address (its address key). Synchronous when the store is. */
   check(caller: ApiKeyRecord | string): Maybe<Verdict> {
     const key = typeof caller === 'string' ? undefined : caller
-    const limits = key === undefined ? ANONYMOUS_LIMITS : limitsOf(key)
+    const limits = key === undefined ? ANONYMOUS_LIMITS : this.#plans.limitsOf(key)
+    // A plan made on another instance since this one last read the plans: read them, then decide.
+    return isPending(limits) ? limits.then((known) => this.#consume(caller, key, known)) : this.#consume(caller, key, limits)
+  }
+
+  #consume(caller: ApiKeyRecord | string, key: ApiKeyRecord | undefined, limits: Limits): Maybe<Verdict> {
     const now = this.#clock.now()
     const result = this.#store.consume({
       subject: key === undefined ? addressSubject(caller as string) : keySubject(key.id),
@@ -72,7 +82,7 @@ export class RateLimiter {
 
   /** The key's use of its windows and its ban, with the headers that describe them; consumes nothing. */
   async status(key: ApiKeyRecord): Promise<{ status: RateLimitStatus; headers: Record<string, string> }> {
-    const limits = limitsOf(key)
+    const limits = await this.#plans.limitsOf(key)
     const now = this.#clock.now()
     const usage = await this.#store.usage(keySubject(key.id), now)
     return {

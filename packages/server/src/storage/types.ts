@@ -3,6 +3,7 @@ import type { KeyStore } from './keys/types.ts'
 import type { OperatorStore } from './operators/types.ts'
 import type { IdempotencyStore } from './pets/idempotency.ts'
 import type { PetStore } from './pets/types.ts'
+import type { PlanStore } from './plans/types.ts'
 import type { UsageStore } from './usage/types.ts'
 
 export interface Storage {
@@ -12,6 +13,7 @@ export interface Storage {
   readonly usage: UsageStore
   readonly operators: OperatorStore
   readonly audit: AuditStore
+  readonly plans: PlanStore
   /** Applies pending numbered migrations, once even when several processes start together; returns how many it applied. */
   migrate(): Promise<number>
   /** Resolves when the database answers a trivial query; rejects otherwise. */

@@ -68,6 +68,7 @@ export function tracedStorage(storage: Storage, tracing: Tracing, system: Databa
     usage: storage.usage,
     operators: storage.operators,
     audit: storage.audit,
+    plans: storage.plans,
     migrate: () => storage.migrate(),
     ping: () => storage.ping(),
     close: () => storage.close()

@@ -24,13 +24,18 @@ export async function assertOperatorError(
   return body
 }
 
-/** A request the operation answers with success when made by an admin: its path (key id filled in) and body. */
-export function sampleRequest(op: AdminOperationSpec, keyId: string): { path: string; init: RequestInit } {
-  const path = `/admin/v1${op.path.replace('{id}', keyId)}`
+/**
+ * A request the operation answers with success when made by an admin: its path (the key's id, or
+ * for a plan's operations the id of a plan nothing is on, filled in) and body.
+ */
+export function sampleRequest(op: AdminOperationSpec, keyId: string, planId: string): { path: string; init: RequestInit } {
+  const path = `/admin/v1${op.path.replace('{id}', op.path.startsWith('/plans') ? planId : keyId)}`
   const bodies: Record<string, unknown> = {
     createKey: { plan: 'pro', name: 'sample' },
     updateKey: { name: 'renamed' },
-    rotateKey: { graceSeconds: 60 }
+    rotateKey: { graceSeconds: 60 },
+    createPlan: { id: `${planId}-new`, name: 'Sample', limits: { perMinute: 10, perDay: 100 } },
+    updatePlan: { name: 'Renamed' }
   }
   const body = bodies[op.operationId]
   return body === undefined

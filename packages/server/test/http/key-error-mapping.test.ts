@@ -28,7 +28,7 @@ test('the key service’s refusals answer 404 not_found and 400 validation_faile
     'bad-input': [
       () => keys.create({ plan: 'gold' }, OPERATOR),
       'validation_failed',
-      /^plan must be one of free, pro, business, enterprise/
+      /^plan must be one of business, enterprise, free, pro/
     ],
     'revoked-key': [
       () => keys.update(revoked.view.id, { plan: 'pro' }, OPERATOR),

@@ -17,14 +17,18 @@ const BAD_TOKEN = `as_admin_${'0'.repeat(43)}`
 let nextAddress = 0
 const from = () => ({ 'x-forwarded-for': `198.51.100.${(nextAddress++ % 250) + 1}` })
 
-/** A request for `op` on a fresh key, with `authorization` (none when null). */
+let plans = 0
+
+/** A request for `op` on a fresh key and a fresh plan, with `authorization` (none when null). */
 async function call(
   app: TestApp,
   op: (typeof ADMIN_OPERATIONS)[number],
   authorization: string | null
 ): Promise<{ response: Response; keyId: string }> {
   const { id } = await app.keyWithId({ plan: 'free', name: 'matrix' })
-  const { path, init } = sampleRequest(op, id)
+  const plan = `matrix-${plans++}`
+  await app.services.plans.create({ id: plan, name: 'Matrix', limits: null }, { type: 'cli', id: 'test', name: 'test' })
+  const { path, init } = sampleRequest(op, id, plan)
   const headers = {
     ...(init.headers as Record<string, string> | undefined),
     ...from(),
@@ -79,14 +83,17 @@ for (const { backend, skip } of await suiteBackends()) {
         assert.equal(asAdmin.headers.get('cache-control'), 'no-store', what)
         assert.ok(asAdmin.headers.get('x-request-id'), what)
       }
-      // The 401s and 403s wrote no audit event: of the operators' requests, only the admin's five writes did.
+      // The 401s and 403s wrote no audit event: of the operators' requests, only the admin's eight writes did.
       const byOperators = (await app.storage.audit.page({ limit: 1000 })).filter((event) => event.actor.type === 'operator')
       assert.deepEqual(byOperators.map((event) => event.action).sort(), [
         'key.create',
         'key.revoke',
         'key.rotate',
         'key.unban',
-        'key.update'
+        'key.update',
+        'plan.create',
+        'plan.delete',
+        'plan.update'
       ])
     })
 

@@ -200,7 +200,7 @@ for (const { backend, skip } of await suiteBackends()) {
       for (const bad of ['abc', 'a%2Fb', 'x'.repeat(300), Buffer.from('k:zzzz:1:key_x').toString('base64url')]) {
         await assertOperatorError(await app.admin(`/admin/v1/keys?cursor=${bad}`, { token: admin }), 'invalid_cursor')
       }
-      for (const query of ['limit=0', 'limit=101', 'limit=1.0', 'limit=', 'state=dead', 'plan=gold', 'sort=name', 'limit=1&limit=2']) {
+      for (const query of ['limit=0', 'limit=101', 'limit=1.0', 'limit=', 'state=dead', 'plan=Gold', 'sort=name', 'limit=1&limit=2']) {
         await assertOperatorError(await app.admin(`/admin/v1/keys?${query}`, { token: admin }), 'validation_failed')
       }
     })

@@ -56,7 +56,7 @@ describe('animal-store CLI', () => {
     const env = sqliteEnv(tempDir(t))
     const cases: Array<[string[], RegExp]> = [
       [['keys', 'create'], /--plan/],
-      [['keys', 'create', '--plan', 'gold'], /--plan must be one of free, pro, business, enterprise/],
+      [['keys', 'create', '--plan', 'gold'], /--plan must be one of business, enterprise, free, pro/],
       [['keys', 'create', '--plan', 'enterprise'], /--per-minute and --per-day/],
       [['keys', 'create', '--plan', 'enterprise', '--per-minute', '10'], /--per-minute and --per-day/],
       [['keys', 'create', '--plan', 'free', '--per-minute', '0'], /--per-minute must be a whole number/],

@@ -75,6 +75,21 @@ async function open(t: TestContext, origin: string, viewport = { width: 1280, he
 
 const dialog = (page: Page) => page.getByRole('dialog')
 
+/** The migration's four plans as the Plans table shows them: ID, Name, Per minute, Per day, Per month, Customers. */
+const SEEDED_PLANS = [
+  ['business', 'Business', '1,000', '100,000', 'None', '0'],
+  ['enterprise', 'Enterprise', 'Custom', 'Custom', 'Custom', '0'],
+  ['free', 'Free', '60', '1,000', 'None', '1'],
+  ['pro', 'Pro', '300', '10,000', 'None', '0']
+]
+
+/** The cells of the Plans table's rows, once it shows at least `atLeast` of them (the actions cell, when there is one, left off). */
+async function planRows(page: Page, atLeast = 4): Promise<string[][]> {
+  const rows = page.getByRole('table', { name: 'Plans' }).getByRole('row')
+  await until(async () => (await rows.count()) > atLeast, { timeoutMs: 10_000, what: `${atLeast} plans in the table` })
+  return rows.evaluateAll((nodes: { innerText: string }[]) => nodes.slice(1).map((row) => row.innerText.split('\t').slice(0, 6)))
+}
+
 describe('the operator console in a real browser', { skip: chromiumSkip('the operator console') }, () => {
   test('an admin creates a key, watches its traffic, unbans, edits, rotates and revokes it, and finds it all audited', async (t) => {
     const service = await serve(t)
@@ -273,7 +288,7 @@ describe('the operator console in a real browser', { skip: chromiumSkip('the ope
     const { page, requests } = await open(t, service.admin, { width: 390, height: 844 })
     await signIn(page, viewer.token)
 
-    const writes = ['Create key', 'Edit', 'Rotate', 'Revoke', 'Unban']
+    const writes = ['Create key', 'Create plan', 'Edit', 'Delete', 'Rotate', 'Revoke', 'Unban']
     const noWrites = async (screen: string) => {
       for (const name of writes) assert.equal(await page.getByRole('button', { name }).count(), 0, `${name} on ${screen}`)
       await assertAccessible(page, `${screen} (viewer, 390×844)`)
@@ -294,7 +309,7 @@ describe('the operator console in a real browser', { skip: chromiumSkip('the ope
     await page.getByRole('heading', { level: 1, name: 'Scraper trial' }).waitFor()
     await page.getByRole('img', { name: 'Usage of Scraper trial' }).waitFor()
     await noWrites("a key's page")
-    for (const screen of ['Usage', 'Bans', 'Audit']) {
+    for (const screen of ['Plans', 'Usage', 'Bans', 'Audit']) {
       await page.getByRole('link', { name: screen, exact: true }).click()
       await page.getByRole('heading', { level: 1, name: screen }).waitFor()
       await page
@@ -303,6 +318,8 @@ describe('the operator console in a real browser', { skip: chromiumSkip('the ope
         .waitFor({ state: 'detached' })
       await noWrites(screen)
     }
+    await page.getByRole('link', { name: 'Plans', exact: true }).click()
+    assert.deepEqual(await planRows(page), SEEDED_PLANS, 'a viewer reads the plans, with no column of actions')
     await page.getByRole('link', { name: 'Bans', exact: true }).click()
     await rowLinking(page.getByRole('table', { name: 'Bans' }), 'Scraper trial').waitFor()
 
@@ -320,6 +337,138 @@ describe('the operator console in a real browser', { skip: chromiumSkip('the ope
     await page.getByRole('alert').filter({ hasText: 'signed out' }).waitFor()
     await page.getByLabel('Operator token').waitFor()
     assert.equal(await page.evaluate(() => globalThis.sessionStorage.getItem('animal-store.operator-token')), null)
+  })
+
+  test("an admin lists, creates, edits and deletes plans; a plan in use is refused with the API's message", async (t) => {
+    const service = await serve(t)
+    const admin = await operator(service, 'admin', 'Ada Admin')
+    await service.cli('keys', 'create', '--plan', 'free', '--name', 'Trial', '--json')
+    const { page, requests, problems } = await open(t, service.admin)
+    const api = async (method: string, path: string, body?: unknown) => {
+      const headers: Record<string, string> = { authorization: `Bearer ${admin.token}` }
+      const init: RequestInit = { method, headers }
+      if (body !== undefined) {
+        headers['content-type'] = 'application/json'
+        init.body = JSON.stringify(body)
+      }
+      const response = await fetch(`${service.admin}/admin/v1${path}`, init)
+      return { status: response.status, body: response.status === 204 ? null : ((await response.json()) as Record<string, unknown>) }
+    }
+    await signIn(page, admin.token)
+
+    await page.getByRole('link', { name: 'Plans', exact: true }).click()
+    await page.getByRole('heading', { level: 1, name: 'Plans' }).waitFor()
+    assert.deepEqual(await planRows(page), SEEDED_PLANS)
+    await assertAccessible(page, 'Plans')
+    const plans = page.getByRole('table', { name: 'Plans' })
+    const row = (id: string) => plans.getByRole('row').filter({ has: page.getByRole('rowheader', { name: id, exact: true }) })
+
+    // Create: an id in use is refused with the API's words; a custom plan has no numbers to give.
+    await page.getByRole('button', { name: 'Create plan' }).click()
+    await dialog(page).getByRole('textbox', { name: 'ID' }).fill('pro')
+    await dialog(page).getByRole('textbox', { name: 'Name' }).fill('Startup')
+    await dialog(page).getByRole('checkbox', { name: 'Custom limits per key' }).check()
+    assert.equal(await dialog(page).getByRole('spinbutton').count(), 0, 'a custom plan has no Per minute or Per day')
+    await dialog(page).getByRole('checkbox', { name: 'Custom limits per key' }).uncheck()
+    await dialog(page).getByRole('spinbutton', { name: 'Per minute' }).fill('120')
+    await dialog(page).getByRole('spinbutton', { name: 'Per day' }).fill('5000')
+    await assertAccessible(page, 'the Create plan dialog')
+    await dialog(page).getByRole('button', { name: 'Create' }).click()
+    await dialog(page).getByRole('alert').filter({ hasText: 'exists already' }).waitFor()
+    await dialog(page).getByRole('textbox', { name: 'ID' }).fill('startup')
+    await dialog(page).getByRole('button', { name: 'Create' }).click()
+    await dialog(page).waitFor({ state: 'detached' })
+    await page.getByRole('status').filter({ hasText: 'Plan Startup created.' }).waitFor()
+    assert.deepEqual((await planRows(page, 5))[4], ['startup', 'Startup', '120', '5,000', 'None', '0'])
+
+    // Edit its limits: every customer on it runs under the new ones.
+    await row('startup').getByRole('button', { name: 'Edit' }).click()
+    await dialog(page).getByRole('heading', { name: 'Edit Startup' }).waitFor()
+    await dialog(page).getByRole('spinbutton', { name: 'Per minute' }).fill('150')
+    await dialog(page).getByRole('spinbutton', { name: 'Per day' }).fill('6000')
+    await dialog(page).getByRole('button', { name: 'Save' }).click()
+    await dialog(page).waitFor({ state: 'detached' })
+    await until(async () => (await row('startup').innerText()).includes('6,000'), {
+      timeoutMs: 10_000,
+      what: 'the new limits in the table'
+    })
+    assert.deepEqual((await planRows(page, 5))[4], ['startup', 'Startup', '150', '6,000', 'None', '0'])
+    assert.equal(await focusedText(page), 'Edit', 'focus is back on the Edit button')
+    const listed = (await api('GET', '/plans')).body as unknown as { id: string; limits: unknown }[]
+    assert.deepEqual(listed.find((plan) => plan.id === 'startup')?.limits, { perMinute: 150, perDay: 6000, perMonth: null })
+    await screenshot(page, 'console-plans.png', 480)
+
+    // The key dialog offers the plans by name; a key on Startup gets its numbers, and the filter finds it.
+    await page.getByRole('link', { name: 'Keys', exact: true }).click()
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const plan = dialog(page).getByRole('combobox', { name: 'Plan' })
+    assert.equal(await plan.inputValue(), 'free', 'a new key starts on the plan with the fewest requests')
+    assert.deepEqual(await plan.locator('option').allInnerTexts(), ['Business', 'Enterprise', 'Free', 'Pro', 'Startup'])
+    await plan.selectOption({ label: 'Startup' })
+    await dialog(page).getByRole('textbox', { name: 'Name' }).fill('Startup app')
+    await dialog(page).getByRole('button', { name: 'Create' }).click()
+    await dialog(page).getByText('shown once').waitFor()
+    recordIssuedKey(await dialog(page).getByRole('textbox', { name: 'Secret' }).inputValue())
+    await dialog(page).getByRole('button', { name: 'Done' }).click()
+    await page.getByRole('combobox', { name: 'Plan' }).selectOption({ label: 'Startup' })
+    const keys = page.getByRole('table', { name: 'Keys' })
+    await until(async () => (await keys.getByRole('row').count()) === 2, { timeoutMs: 10_000, what: 'the Startup key alone' })
+    assert.match(await rowLinking(keys, 'Startup app').innerText(), /^Startup app\tkey_\w{16}\tStartup\t150\/min, 6,000\/day\t/)
+    const keyId = (await rowLinking(keys, 'Startup app').getByRole('cell').first().innerText()).trim()
+
+    // Delete, refused while a key is on it: the dialog shows the API's message and changes nothing.
+    await page.getByRole('link', { name: 'Plans', exact: true }).click()
+    await until(async () => (await row('startup').innerText()).split('\t')[5] === '1', {
+      timeoutMs: 10_000,
+      what: 'one customer on Startup'
+    })
+    await row('startup').getByRole('button', { name: 'Delete' }).click()
+    await dialog(page).getByRole('heading', { name: 'Delete Startup?' }).waitFor()
+    await dialog(page).getByRole('button', { name: 'Delete' }).click()
+    const refusal = dialog(page).getByRole('alert')
+    await refusal.waitFor()
+    const inUse = await api('DELETE', '/plans/startup')
+    assert.equal(inUse.status, 409)
+    assert.equal(inUse.body?.code, 'plan_in_use')
+    assert.equal(await refusal.innerText(), inUse.body?.message, "the API's own message")
+    await assertAccessible(page, 'a refused Delete')
+    await dialog(page).getByRole('button', { name: 'Cancel' }).click()
+    await dialog(page).waitFor({ state: 'detached' })
+
+    // Once its key is on another plan, Startup goes; the keyboard lands on the heading.
+    assert.equal((await api('PATCH', `/keys/${keyId}`, { plan: 'pro' })).status, 200)
+    await refreshUntil(page, async () => (await row('startup').innerText()).split('\t')[5] === '0', 'no customer left on Startup')
+    await row('startup').getByRole('button', { name: 'Delete' }).click()
+    await dialog(page).getByRole('button', { name: 'Delete' }).click()
+    await dialog(page).waitFor({ state: 'detached' })
+    await row('startup').waitFor({ state: 'detached' })
+    await page.getByRole('status').filter({ hasText: 'Plan Startup deleted.' }).waitFor()
+    assert.equal(await focusedText(page), 'Plans', 'focus is on the heading once the row is gone')
+    assert.deepEqual(
+      await planRows(page),
+      SEEDED_PLANS.map((seeded) => (seeded[0] === 'pro' ? [...seeded.slice(0, 5), '1'] : seeded))
+    )
+    assert.deepEqual(
+      ((await api('GET', '/plans')).body as unknown as { id: string }[]).map((listed) => listed.id),
+      ['business', 'enterprise', 'free', 'pro']
+    )
+
+    await page.getByRole('link', { name: 'Audit', exact: true }).click()
+    await page.getByRole('combobox', { name: 'Action' }).selectOption('plan.delete')
+    const audit = page.getByRole('table', { name: 'Audit log' })
+    await until(async () => (await audit.getByRole('row').count()) === 2, { timeoutMs: 10_000, what: 'the plan.delete event' })
+    assert.match(await audit.getByRole('row').nth(1).innerText(), /Ada Admin \(operator\)\tplan\.delete\tStartup/)
+
+    assert.deepEqual(
+      requests.filter((url) => !url.startsWith(`${service.admin}/`)),
+      [],
+      'the page asked nothing of another origin'
+    )
+    // The console errors allowed are the browser's reports of the two refusals (409).
+    assert.deepEqual(
+      problems.filter((problem) => !/status of 409/.test(problem)),
+      []
+    )
   })
 
   test('the page and its assets carry the headers of §6', async (t) => {

@@ -263,9 +263,9 @@ for (const { backend, skip } of await suiteBackends()) {
       const before = await cli<unknown[]>(env, 'keys', 'list', '--json')
       const cases: Array<[string[], RegExp]> = [
         [['keys', 'update', 'key_doesnotexist000', '--plan', 'pro'], /no key has id "key_doesnotexist000"/],
-        [['keys', 'update', key.id, '--plan', 'gold'], /--plan must be one of free, pro, business, enterprise/],
-        [['keys', 'update', key.id, '--plan', 'enterprise'], /enterprise key needs both --per-minute and --per-day/],
-        [['keys', 'update', key.id, '--plan', 'enterprise', '--per-minute', '10'], /enterprise key needs both/],
+        [['keys', 'update', key.id, '--plan', 'gold'], /--plan must be one of business, enterprise, free, pro/],
+        [['keys', 'update', key.id, '--plan', 'enterprise'], /custom plan enterprise needs both --per-minute and --per-day/],
+        [['keys', 'update', key.id, '--plan', 'enterprise', '--per-minute', '10'], /custom plan enterprise needs both/],
         [['keys', 'update', key.id, '--expires-at', '2001-01-01T00:00:00Z'], /--expires-at must be in the future/],
         [['keys', 'update', key.id, '--expires-at', 'soon'], /--expires-at must be an ISO 8601/],
         [['keys', 'update', key.id, '--expires-at', '2099-01-01T00:00:00Z', '--no-expiry'], /either --expires-at or --no-expiry/],

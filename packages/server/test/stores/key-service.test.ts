@@ -48,8 +48,13 @@ async function created(keys: KeyService, input: CreateKeyInput): Promise<string>
 }
 
 const CREATE_REFUSALS: Array<[string, CreateKeyInput, KeyField, RegExp]> = [
-  ['unknown plan', { plan: 'gold' }, 'plan', /^plan must be one of free, pro, business, enterprise \(got "gold"\)$/],
-  ['enterprise without numbers', { plan: 'enterprise' }, 'perMinute', /^an enterprise key needs both perMinute and perDay$/],
+  ['unknown plan', { plan: 'gold' }, 'plan', /^plan must be one of business, enterprise, free, pro \(got "gold"\)$/],
+  [
+    'enterprise without numbers',
+    { plan: 'enterprise' },
+    'perMinute',
+    /^a key on the custom plan enterprise needs both perMinute and perDay$/
+  ],
   ['enterprise without perDay', { plan: 'enterprise', perMinute: 10 }, 'perDay', /needs both perMinute and perDay/],
   ['perMinute 0', { plan: 'free', perMinute: 0 }, 'perMinute', /^perMinute must be a whole number of at least 1 \(got 0\)$/],
   ['perMinute -1', { plan: 'free', perMinute: -1 }, 'perMinute', /^perMinute must be a whole number of at least 1 \(got -1\)$/],

@@ -1,5 +1,5 @@
-import { isPlanName, PLAN_NAMES, type PlanName } from '@animal-store/contract'
 import type { ApiKeyRecord, KeyChanges } from '../../storage/keys/types.ts'
+import type { PlanRecord } from '../../storage/plans/types.ts'
 import { parseIsoTime } from '../iso-time.ts'
 import { KeyInputError } from './errors.ts'
 
@@ -35,9 +35,14 @@ const MAX_NAME_LENGTH = 200
 
 const shown = (value: unknown) => (typeof value === 'number' ? String(value) : JSON.stringify(value))
 
-function plan(value: string): PlanName {
-  if (typeof value !== 'string' || !isPlanName(value))
-    throw new KeyInputError('plan', (t) => `${t('plan')} must be one of ${PLAN_NAMES.join(', ')} (got ${shown(value)})`)
+/** The plans a key may be put on, by id. */
+export type PlanChoice = ReadonlyMap<string, Pick<PlanRecord, 'perMinute' | 'perDay'>>
+
+export const planChoice = (plans: readonly PlanRecord[]): PlanChoice => new Map(plans.map((p) => [p.id, p]))
+
+function plan(value: string, plans: PlanChoice): string {
+  if (typeof value !== 'string' || !plans.has(value))
+    throw new KeyInputError('plan', (t) => `${t('plan')} must be one of ${[...plans.keys()].join(', ')} (got ${shown(value)})`)
   return value
 }
 
@@ -69,43 +74,45 @@ function expiry(text: string, now: number): number {
   return at
 }
 
-/** Enterprise keys have no numbers of their own plan: both must be set. */
-function checkEnterprise(plan: PlanName, perMinute: number | null, perDay: number | null): void {
-  if (plan === 'enterprise' && (perMinute === null || perDay === null))
+/** A custom plan (enterprise) has no numbers: a key on it needs both of its own. */
+function checkCustom(plans: PlanChoice, plan: string, perMinute: number | null, perDay: number | null): void {
+  const limits = plans.get(plan)
+  if ((limits?.perMinute === null || limits?.perDay === null) && (perMinute === null || perDay === null))
     throw new KeyInputError(
       perMinute === null ? 'perMinute' : 'perDay',
-      (t) => `an enterprise key needs both ${t('perMinute')} and ${t('perDay')}`
+      (t) => `a key on the custom plan ${plan} needs both ${t('perMinute')} and ${t('perDay')}`
     )
 }
 
 /** The fields of a new key, checked as a whole. */
 export function newKeyFields(
   input: CreateKeyInput,
-  now: number
+  now: number,
+  plans: PlanChoice
 ): Pick<ApiKeyRecord, 'plan' | 'name' | 'perMinute' | 'perDay' | 'expiresAt'> {
   const fields = {
-    plan: plan(input.plan),
+    plan: plan(input.plan, plans),
     perMinute: input.perMinute === undefined ? null : limit('perMinute', input.perMinute),
     perDay: input.perDay === undefined ? null : limit('perDay', input.perDay),
     name: input.name === undefined ? null : name(input.name),
     expiresAt: input.expiresAt === undefined ? null : expiry(input.expiresAt, now)
   }
-  checkEnterprise(fields.plan, fields.perMinute, fields.perDay)
+  checkCustom(plans, fields.plan, fields.perMinute, fields.perDay)
   return fields
 }
 
 /**
  * The changes `input` asks of `key`, checked as a whole before anything is written. A new plan
- * brings its own numbers: overrides the key had are dropped unless given again, and an
- * enterprise key needs both.
+ * brings its own numbers: overrides the key had are dropped unless given again, and a key on
+ * a custom plan needs both.
  */
-export function keyChanges(key: ApiKeyRecord, input: UpdateKeyInput, now: number): KeyChanges {
+export function keyChanges(key: ApiKeyRecord, input: UpdateKeyInput, now: number, plans: PlanChoice): KeyChanges {
   const changes: KeyChanges = {}
-  if (input.plan !== undefined) Object.assign(changes, { plan: plan(input.plan), perMinute: null, perDay: null })
+  if (input.plan !== undefined) Object.assign(changes, { plan: plan(input.plan, plans), perMinute: null, perDay: null })
   if (input.perMinute !== undefined) changes.perMinute = limit('perMinute', input.perMinute)
   if (input.perDay !== undefined) changes.perDay = limit('perDay', input.perDay)
   const after = { ...key, ...changes }
-  checkEnterprise(after.plan, after.perMinute, after.perDay)
+  checkCustom(plans, after.plan, after.perMinute, after.perDay)
   if (input.name !== undefined) changes.name = name(input.name)
   if (input.expiresAt !== undefined) changes.expiresAt = input.expiresAt === null ? null : expiry(input.expiresAt, now)
   if (Object.keys(changes).length === 0) {

@@ -1,4 +1,3 @@
-import type { PlanName } from '@animal-store/contract'
 import type { ApiKeyRecord } from '../../storage/keys/types.ts'
 import type { Actor } from '../actor.ts'
 
@@ -11,7 +10,7 @@ interface FieldChange<T> {
 
 /** The stored fields an update changed, in the operator API's words; `perMinute`/`perDay` null means the plan's number. */
 export interface KeyFieldChanges {
-  plan?: FieldChange<PlanName>
+  plan?: FieldChange<string>
   name?: FieldChange<string | null>
   perMinute?: FieldChange<number | null>
   perDay?: FieldChange<number | null>

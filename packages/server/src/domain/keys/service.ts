@@ -4,11 +4,21 @@ import type { AuditStore } from '../../storage/audit/types.ts'
 import type { ApiKeyRecord, KeyStore } from '../../storage/keys/types.ts'
 import { CLI_ORIGIN, type Actor, type RequestOrigin } from '../actor.ts'
 import { auditEntry } from '../audit/log.ts'
-import { graceSeconds, keyChanges, newKeyFields, type CreateKeyInput, type RotateKeyInput, type UpdateKeyInput } from './changes.ts'
+import type { PlanStore } from '../../storage/plans/types.ts'
+import type { PlanBook } from '../plans/book.ts'
+import {
+  graceSeconds,
+  keyChanges,
+  newKeyFields,
+  planChoice,
+  type CreateKeyInput,
+  type RotateKeyInput,
+  type UpdateKeyInput
+} from './changes.ts'
 import { KeyNotFoundError, KeyRevokedError } from './errors.ts'
 import { fieldChanges, keyEvent, type KeyEvent } from './events.ts'
 import type { KeyViews } from './views.ts'
-import { limitsOf, NO_USAGE, type KeyLimitState } from './limits.ts'
+import { NO_USAGE, type KeyLimitState } from './limits.ts'
 import { generateId, generateSecret, hashSecret, looksLikeKeyId, prefixOf } from './secret.ts'
 import { viewKey, type KeyView } from './views.ts'
 import { rateLimitStatus } from '../rate-limits/policy.ts'
@@ -38,6 +48,9 @@ export interface KeyServiceParts {
   clock: Clock
   limits: KeyLimitState
   views: KeyViews
+  /** The plans a key may be put on (read at each create or change), and their limits. */
+  plans: Pick<PlanStore, 'list'>
+  planBook: PlanBook
   /** Called once a key's secrets, limits or revocation changed, so this process's key cache drops it at once. */
   keyChanged?: ((keyId: string) => void) | undefined
 }
@@ -54,6 +67,8 @@ export class KeyService {
   readonly #clock: Clock
   readonly #limits: KeyLimitState
   readonly #views: KeyViews
+  readonly #plans: Pick<PlanStore, 'list'>
+  readonly #planBook: PlanBook
   readonly #keyChanged: (keyId: string) => void
 
   constructor(parts: KeyServiceParts) {
@@ -62,12 +77,14 @@ export class KeyService {
     this.#clock = parts.clock
     this.#limits = parts.limits
     this.#views = parts.views
+    this.#plans = parts.plans
+    this.#planBook = parts.planBook
     this.#keyChanged = parts.keyChanged ?? (() => {})
   }
 
   async create(input: CreateKeyInput, actor: Actor, origin: RequestOrigin = CLI_ORIGIN): Promise<IssuedKey> {
     const now = this.#clock.now()
-    const fields = newKeyFields(input, now)
+    const fields = newKeyFields(input, now, planChoice(await this.#plans.list()))
     const secret = generateSecret()
     const record: ApiKeyRecord = {
       id: generateId(),
@@ -80,7 +97,7 @@ export class KeyService {
     const event = keyEvent('key.create', actor, record, now)
     await this.#store.create(record, hashSecret(secret), auditEntry(event, origin))
     // A new key has no usage and no last use: its view asks neither the counters nor the history.
-    return { key: secret, view: viewKey(record, NO_USAGE, now, null), event }
+    return { key: secret, view: viewKey(record, await this.#planBook.limitsOf(record), NO_USAGE, now, null), event }
   }
 
   async get(id: string): Promise<KeyView> {
@@ -98,7 +115,8 @@ export class KeyService {
     const before = await this.#find(id)
     if (before.revokedAt !== null) throw new KeyRevokedError(id, 'changed')
     let event: KeyEvent | undefined
-    const after = await this.#store.update(id, keyChanges(before, input, now), (from, to) => {
+    const changes = keyChanges(before, input, now, planChoice(await this.#plans.list()))
+    const after = await this.#store.update(id, changes, (from, to) => {
       event = keyEvent('key.update', actor, to, now, fieldChanges(from, to))
       return auditEntry(event, origin)
     })
@@ -149,7 +167,7 @@ export class KeyService {
   async usage(id: string): Promise<{ id: string } & RateLimitStatus> {
     const now = this.#clock.now()
     const key = await this.#find(id)
-    return { id, ...rateLimitStatus(key.plan, limitsOf(key), now, await this.#limits.usage(id, now)) }
+    return { id, ...rateLimitStatus(key.plan, await this.#planBook.limitsOf(key), now, await this.#limits.usage(id, now)) }
   }
 
   /** The key with this id; an id not of our shape is not looked up. */

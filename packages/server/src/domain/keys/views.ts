@@ -1,13 +1,14 @@
-import type { Limits, PlanName } from '@animal-store/contract'
+import type { Limits } from '@animal-store/contract'
 import type { ApiKeyRecord } from '../../storage/keys/types.ts'
-import { limitsOf, type KeyLimitState, type KeyUsage } from './limits.ts'
+import type { PlanBook } from '../plans/book.ts'
+import type { KeyLimitState, KeyUsage } from './limits.ts'
 
 /** A key as `keys list --json` and the operator API's Key show it: never its secret nor its hash. */
 export interface KeyView {
   id: string
   prefix: string
   name: string | null
-  plan: PlanName
+  plan: string
   limits: Limits
   createdAt: string
   expiresAt: string | null
@@ -24,14 +25,14 @@ export interface KeyView {
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
 /** The view of `key` at `now`, with its use of its windows, its ban and its last use. */
-export function viewKey(key: ApiKeyRecord, usage: KeyUsage, now: number, lastUsedAt: string | null): KeyView {
+export function viewKey(key: ApiKeyRecord, limits: Limits, usage: KeyUsage, now: number, lastUsedAt: string | null): KeyView {
   const previous = key.previousSecretExpiresAt
   return {
     id: key.id,
     prefix: key.prefix,
     name: key.name,
     plan: key.plan,
-    limits: limitsOf(key),
+    limits,
     createdAt: iso(key.createdAt)!,
     expiresAt: iso(key.expiresAt),
     revokedAt: iso(key.revokedAt),
@@ -49,19 +50,22 @@ export type LastUseLookup = (keyIds: readonly string[]) => Promise<Map<string, s
 export class KeyViews {
   readonly #limits: KeyLimitState
   readonly #lastUsed: LastUseLookup
+  readonly #plans: PlanBook
 
-  constructor(limits: KeyLimitState, lastUsed: LastUseLookup) {
+  constructor(limits: KeyLimitState, lastUsed: LastUseLookup, plans: PlanBook) {
     this.#limits = limits
     this.#lastUsed = lastUsed
+    this.#plans = plans
   }
 
   /** The views of `keys` at `now`, in their order: one usage read per key, one last-use read for all. */
   async of(keys: readonly ApiKeyRecord[], now: number): Promise<KeyView[]> {
-    const [usages, lastUsed] = await Promise.all([
+    const [usages, lastUsed, limits] = await Promise.all([
       Promise.all(keys.map((key) => this.#limits.usage(key.id, now))),
-      this.#lastUsed(keys.map((key) => key.id))
+      this.#lastUsed(keys.map((key) => key.id)),
+      Promise.all(keys.map(async (key) => this.#plans.limitsOf(key)))
     ])
-    return keys.map((key, i) => viewKey(key, usages[i]!, now, lastUsed.get(key.id) ?? null))
+    return keys.map((key, i) => viewKey(key, limits[i]!, usages[i]!, now, lastUsed.get(key.id) ?? null))
   }
 
   async one(key: ApiKeyRecord, now: number): Promise<KeyView> {

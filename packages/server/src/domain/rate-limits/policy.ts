@@ -1,4 +1,4 @@
-import type { Limits, PlanName, RateLimitStatus } from '@animal-store/contract'
+import type { Limits, RateLimitStatus } from '@animal-store/contract'
 import { TwoKeyMap } from '../../base/two-key-map.ts'
 
 export const MINUTE_MS = 60_000
@@ -80,7 +80,7 @@ export function retryAfterSeconds(at: number, now: number): number {
 
 /** A subject's use of both windows at `now`, as `GET /v1/rate_limit` and `keys usage` answer it. */
 export function rateLimitStatus(
-  plan: PlanName,
+  plan: string,
   limits: Limits,
   now: number,
   usage: { minuteUsed: number; dayUsed: number; bannedUntil: number | null }

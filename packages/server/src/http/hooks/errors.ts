@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { ErrorCode } from '@animal-store/contract'
+import type { ErrorCode, OperatorErrorCode } from '@animal-store/contract'
 import { ApiError } from '../../domain/api-error.ts'
 import { KeyInputError, KeyNotFoundError, KeyRevokedError } from '../../domain/keys/errors.ts'
+import { PlanExistsError, PlanInputError, PlanInUseError, PlanNotFoundError } from '../../domain/plans/errors.ts'
 import { UsageQueryError } from '../../domain/usage/range.ts'
 import { StorageUnavailableError } from '../../storage/types.ts'
 import { errorBody } from './error-body.ts'
@@ -31,11 +32,15 @@ const BY_STATUS: Record<number, ErrorCode> = {
 }
 
 /** The domain's refusals, by kind, and the code each answers with; their messages are written for the API's callers. */
-const DOMAIN_ERRORS: Array<[new (...args: never[]) => Error, ErrorCode]> = [
+const DOMAIN_ERRORS: Array<[new (...args: never[]) => Error, OperatorErrorCode]> = [
   [KeyNotFoundError, 'not_found'],
   [KeyInputError, 'validation_failed'],
   [KeyRevokedError, 'validation_failed'],
-  [UsageQueryError, 'validation_failed']
+  [UsageQueryError, 'validation_failed'],
+  [PlanNotFoundError, 'not_found'],
+  [PlanInputError, 'validation_failed'],
+  [PlanExistsError, 'plan_exists'],
+  [PlanInUseError, 'plan_in_use']
 ]
 
 /** Maps anything thrown, by any layer, to the code, message and headers of an Error body. */

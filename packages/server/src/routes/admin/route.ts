@@ -27,7 +27,7 @@ export function adminRoute<R extends RouteGenericInterface>(
     schema: {
       ...(op.query === undefined ? {} : { querystring: op.query }),
       ...(op.body === undefined ? {} : { body: op.body }),
-      response: { [op.success.status]: op.success.schema }
+      ...(op.success.status === 204 ? {} : { response: { [op.success.status]: op.success.schema } })
     },
     ...(op.bodyRequired === false ? { preValidation: emptyBodyIsDefaults } : {}),
     handler: async (request, reply) => {

@@ -9,7 +9,7 @@ export interface AuditColumns<Id, At, Changes> {
   actor_id: string
   actor_name: string
   action: AuditAction
-  target_type: 'key' | 'operator'
+  target_type: 'key' | 'operator' | 'plan'
   target_id: string
   target_name: string | null
   changes: Changes

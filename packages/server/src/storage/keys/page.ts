@@ -1,10 +1,8 @@
-import type { PlanName } from '@animal-store/contract'
-
 /** Which keys a page of the operator API's key list holds; every filter given must match. */
 export interface KeyPageQuery {
   /** Text the key's id, prefix or name contains, in lower case (names are compared folded to lower case). */
   search?: string | undefined
-  plan?: PlanName | undefined
+  plan?: string | undefined
   /** `live`: neither revoked nor expired at `now`; `revoked`; `expired`: not revoked, expired at `now`. */
   status?: 'live' | 'revoked' | 'expired' | undefined
   now: number

@@ -1,4 +1,3 @@
-import type { PlanName } from '@animal-store/contract'
 import type { ApiKeyRecord } from './types.ts'
 
 /** An api_keys row as a driver returns it: numbers as `N` (number in SQLite, decimal text from pg). */
@@ -6,7 +5,7 @@ export interface KeyRow<N> {
   id: string
   prefix: string
   name: string | null
-  plan: PlanName
+  plan: string
   per_minute: N | null
   per_day: N | null
   created_at: N

@@ -1,4 +1,3 @@
-import type { PlanName } from '@animal-store/contract'
 import type { AuditEntry } from '../audit/types.ts'
 import type { KeyPageQuery } from './page.ts'
 
@@ -7,7 +6,7 @@ export interface ApiKeyRecord {
   /** The first characters of the secret, safe to show (e.g. `as_live_Ab3x`). */
   prefix: string
   name: string | null
-  plan: PlanName
+  plan: string
   /** Per-key overrides of the plan's limits; null means the plan's number. */
   perMinute: number | null
   perDay: number | null
@@ -27,7 +26,7 @@ export interface KeyMatch extends ApiKeyRecord {
 
 /** Fields `KeyStore.update` sets; absent ones stay as they are. */
 export interface KeyChanges {
-  plan?: PlanName
+  plan?: string
   perMinute?: number | null
   perDay?: number | null
   name?: string | null

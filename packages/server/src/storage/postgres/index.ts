@@ -6,6 +6,7 @@ import type { OperatorStore } from '../operators/types.ts'
 import type { KeyStore } from '../keys/types.ts'
 import type { IdempotencyStore } from '../pets/idempotency.ts'
 import type { PetStore } from '../pets/types.ts'
+import type { PlanStore } from '../plans/types.ts'
 import type { Storage } from '../types.ts'
 import type { UsageStore } from '../usage/types.ts'
 import { PostgresAudit } from './audit.ts'
@@ -15,6 +16,7 @@ import { PostgresKeys } from './keys.ts'
 import { POSTGRES_MIGRATIONS } from './migrations.ts'
 import { PostgresOperators } from './operators.ts'
 import { PostgresPets } from './pets.ts'
+import { PostgresPlans } from './plans.ts'
 import { clientConfig, PostgresPool } from './pool.ts'
 import { PostgresUsage } from './usage.ts'
 
@@ -61,6 +63,7 @@ export class PostgresStorage implements Storage {
   readonly usage: UsageStore
   readonly operators: OperatorStore
   readonly audit: AuditStore
+  readonly plans: PlanStore
   readonly #url: string
   readonly #config: PostgresPoolConfig
   readonly #db: PostgresPool
@@ -75,6 +78,7 @@ export class PostgresStorage implements Storage {
     this.usage = new PostgresUsage(this.#db)
     this.operators = new PostgresOperators(this.#db)
     this.audit = new PostgresAudit(this.#db)
+    this.plans = new PostgresPlans(this.#db)
   }
 
   async migrate(): Promise<number> {

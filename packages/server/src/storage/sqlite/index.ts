@@ -11,6 +11,7 @@ import { SqliteKeys } from './keys.ts'
 import { SQLITE_MIGRATIONS } from './migrations.ts'
 import { SqliteOperators } from './operators.ts'
 import { SqlitePets } from './pets.ts'
+import { SqlitePlans } from './plans.ts'
 import { SqliteUsage } from './usage.ts'
 import { TurnSnapshot } from './turn-snapshot.ts'
 
@@ -96,6 +97,7 @@ export class SqliteStorage implements Storage {
   #usage: SqliteUsage | undefined
   #operators: SqliteOperators | undefined
   #audit: SqliteAudit | undefined
+  #plans: SqlitePlans | undefined
 
   constructor(path: string, clock: Clock) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
@@ -143,6 +145,11 @@ export class SqliteStorage implements Storage {
   get audit(): SqliteAudit {
     this.#audit ??= new SqliteAudit(this.#db)
     return this.#audit
+  }
+
+  get plans(): SqlitePlans {
+    this.#plans ??= new SqlitePlans(this.#db)
+    return this.#plans
   }
 
   /** The rate-limit counters' file: the same database, so one backup holds everything. */

@@ -1,0 +1,48 @@
+/** The fields of a plan a caller sets, named as in the operator API's JSON bodies. */
+export type PlanField = 'id' | 'name' | 'limits' | 'perMinute' | 'perDay' | 'perMonth'
+
+/** How a caller names a field in its own words (the CLI: by its flags). */
+export type PlanTermNamer = (field: PlanField) => string
+
+const apiTerm: PlanTermNamer = (field) => (field === 'perMinute' || field === 'perDay' || field === 'perMonth' ? `limits.${field}` : field)
+
+/** Input the plan service refuses; `field` is the one at fault, null when the input as a whole is. */
+export class PlanInputError extends Error {
+  override name = 'PlanInputError'
+  readonly field: PlanField | null
+  readonly #text: (term: PlanTermNamer) => string
+
+  constructor(field: PlanField | null, text: (term: PlanTermNamer) => string) {
+    super(text(apiTerm))
+    this.field = field
+    this.#text = text
+  }
+
+  /** The message with every field named by `term`. */
+  describe(term: PlanTermNamer): string {
+    return this.#text(term)
+  }
+}
+
+const shownId = (id: string) => JSON.stringify(id.length > 100 ? `${id.slice(0, 100)}...` : id)
+
+/** No plan has this id. */
+export class PlanNotFoundError extends Error {
+  override name = 'PlanNotFoundError'
+  constructor(id: string) {
+    super(`no plan has id ${shownId(id)}`)
+  }
+}
+
+/** A plan with this id exists already. */
+export class PlanExistsError extends Error {
+  override name = 'PlanExistsError'
+  constructor(id: string) {
+    super(`a plan with id ${shownId(id)} exists already`)
+  }
+}
+
+/** The change would strand what is on the plan: it is in use, or keys on it have no numbers of their own. */
+export class PlanInUseError extends Error {
+  override name = 'PlanInUseError'
+}

@@ -1,0 +1,508 @@
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
+import { describe, test, type TestContext } from 'node:test'
+import type { QueryResultRow } from 'pg'
+import type { AuditAction } from '@animal-store/contract'
+import type { AuditEntry } from '../../src/storage/audit/types.ts'
+import type { ApiKeyRecord } from '../../src/storage/keys/types.ts'
+import type { PlanRecord } from '../../src/storage/plans/types.ts'
+import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts'
+import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts'
+import type { Storage } from '../../src/storage/types.ts'
+import { testAudit } from '../helpers/audit.ts'
+import { backendSkip, openStorage, openStore, postgresBackend, suiteBackends } from '../helpers/backends.ts'
+import { adminQuery, createSchema } from '../helpers/postgres.ts'
+import { defer, tempDir } from '../helpers/temp.ts'
+
+// The plan store of each backend against its real database: migration 7's seed, every refusal
+// made inside the write's transaction, each change's audit row, and the foreign key from api_keys.
+
+const AT = 1_781_524_810_123
+
+/** The audit entry of a change to a plan, by the `test` CLI user. */
+const planAudit =
+  (action: AuditAction, changes: AuditEntry['changes'] = {}) =>
+  (plan: { id: string; name: string }): AuditEntry => ({
+    at: AT,
+    actor: { type: 'cli', id: 'test', name: 'test' },
+    action,
+    target: { type: 'plan', id: plan.id, name: plan.name },
+    changes,
+    requestId: null,
+    remoteAddress: null,
+    userAgent: null
+  })
+
+const plan = (id: string, limits: { perMinute: number; perDay: number } | null, name = `Plan ${id}`): PlanRecord => ({
+  id,
+  name,
+  perMinute: limits?.perMinute ?? null,
+  perDay: limits?.perDay ?? null,
+  createdAt: AT
+})
+
+const key = (id: string, planId: string, perMinute: number | null = null, perDay: number | null = null): ApiKeyRecord => ({
+  id,
+  prefix: `as_live_${id.slice(-4)}`,
+  name: null,
+  plan: planId,
+  perMinute,
+  perDay,
+  createdAt: AT,
+  expiresAt: null,
+  revokedAt: null,
+  previousSecretExpiresAt: null
+})
+
+const hashOf = (id: string) => createHash('sha256').update(id).digest('hex')
+
+async function createKey(storage: Storage, record: ApiKeyRecord): Promise<void> {
+  await storage.keys.create(record, hashOf(record.id), testAudit('key.create')(record))
+}
+
+async function auditOf(storage: Storage, target: string): Promise<AuditEntry[]> {
+  return (await storage.audit.page({ target, limit: 100 })).map(({ id: _id, ...entry }) => entry)
+}
+
+for (const { backend, skip } of await suiteBackends()) {
+  describe(`PlanStore on ${backend.name}`, { skip }, () => {
+    test('migrate seeds SPEC.md’s four plans, by id, none in use', async (t) => {
+      const before = Date.now()
+      const { storage } = await openStore(t, backend)
+      const after = Date.now()
+      const plans = await storage.plans.list()
+      assert.deepEqual(
+        plans.map(({ createdAt: _, ...rest }) => rest),
+        [
+          { id: 'business', name: 'Business', perMinute: 1000, perDay: 100_000, keys: 0 },
+          { id: 'enterprise', name: 'Enterprise', perMinute: null, perDay: null, keys: 0 },
+          { id: 'free', name: 'Free', perMinute: 60, perDay: 1000, keys: 0 },
+          { id: 'pro', name: 'Pro', perMinute: 300, perDay: 10_000, keys: 0 }
+        ]
+      )
+      for (const { id, createdAt } of plans) {
+        assert.ok(Number.isInteger(createdAt) && createdAt >= before - 1 && createdAt <= after + 1, `${id} created at ${createdAt}`)
+      }
+      assert.deepEqual(await storage.plans.get('pro'), plans[3])
+      assert.equal(await storage.plans.get('gold'), undefined)
+      assert.equal(await storage.migrate(), 0, 'migrating again applies nothing')
+    })
+
+    test('create: a new plan and its audit row; a taken id writes nothing', async (t) => {
+      const { storage } = await openStore(t, backend)
+      const team = plan('team-2', { perMinute: 120, perDay: 5000 }, 'Team')
+      assert.equal(await storage.plans.create(team, planAudit('plan.create')(team)), true)
+      assert.deepEqual(await storage.plans.get('team-2'), { ...team, keys: 0 })
+      const custom = plan('custom', null, 'Custom')
+      assert.equal(await storage.plans.create(custom, planAudit('plan.create')(custom)), true)
+      assert.deepEqual(await storage.plans.get('custom'), { ...custom, keys: 0 })
+      assert.deepEqual(
+        (await storage.plans.list()).map((p) => p.id),
+        ['business', 'custom', 'enterprise', 'free', 'pro', 'team-2'],
+        'ordered by id as bytes'
+      )
+
+      const again = plan('team-2', { perMinute: 1, perDay: 1 }, 'Other')
+      assert.equal(await storage.plans.create(again, planAudit('plan.create')(again)), false)
+      const seeded = plan('free', null, 'Free again')
+      assert.equal(await storage.plans.create(seeded, planAudit('plan.create')(seeded)), false)
+      assert.deepEqual(await storage.plans.get('team-2'), { ...team, keys: 0 }, 'the first plan stays')
+      assert.equal((await storage.plans.get('free'))?.perMinute, 60)
+      assert.deepEqual(await auditOf(storage, 'team-2'), [planAudit('plan.create')(team)], 'one row: the refused create wrote none')
+      assert.deepEqual(await auditOf(storage, 'free'), [])
+    })
+
+    test('update: name, limits, custom; each with its audit row of before and after', async (t) => {
+      const { storage } = await openStore(t, backend)
+      const team = plan('team', { perMinute: 120, perDay: 5000 }, 'Team')
+      await storage.plans.create(team, planAudit('plan.create')(team))
+      const seen: Array<[PlanRecord, PlanRecord]> = []
+      const audit = (before: PlanRecord, after: PlanRecord) => {
+        seen.push([before, after])
+        return planAudit('plan.update', { name: { from: before.name, to: after.name } })(after)
+      }
+
+      const renamed = await storage.plans.update('team', { name: 'Team plan' }, audit)
+      assert.deepEqual(renamed, { outcome: 'updated', before: team, after: { ...team, name: 'Team plan' } })
+      const limited = await storage.plans.update('team', { limits: { perMinute: 7, perDay: 70 } }, audit)
+      assert.deepEqual(limited, {
+        outcome: 'updated',
+        before: { ...team, name: 'Team plan' },
+        after: { ...team, name: 'Team plan', perMinute: 7, perDay: 70 }
+      })
+      const both = await storage.plans.update('team', { name: 'Team custom', limits: null }, audit)
+      const custom = { ...team, name: 'Team custom', perMinute: null, perDay: null }
+      assert.deepEqual(both, { outcome: 'updated', before: { ...team, name: 'Team plan', perMinute: 7, perDay: 70 }, after: custom })
+      assert.deepEqual(await storage.plans.get('team'), { ...custom, keys: 0 })
+      // Nothing to change still answers (and audits): refusing it is the plan service's call.
+      assert.deepEqual(await storage.plans.update('team', {}, audit), { outcome: 'updated', before: custom, after: custom })
+      const back = await storage.plans.update('team', { limits: { perMinute: 1, perDay: 2 } }, audit)
+      assert.deepEqual(back, { outcome: 'updated', before: custom, after: { ...custom, perMinute: 1, perDay: 2 } })
+      // A seeded plan is a plan like any other.
+      const free = await storage.plans.update('free', { limits: { perMinute: 61, perDay: 1001 } }, audit)
+      assert.equal(free.outcome === 'updated' && free.after.perMinute, 61)
+
+      assert.deepEqual(await storage.plans.update('gold', { name: 'Gold' }, audit), { outcome: 'missing' })
+      assert.equal(seen.length, 6, 'the audit callback ran once per update made, not for the missing plan')
+      const rows = await auditOf(storage, 'team')
+      assert.deepEqual(
+        rows.map((row) => [row.action, row.target.type, row.target.name, row.changes]),
+        [
+          ['plan.update', 'plan', 'Team custom', { name: { from: 'Team custom', to: 'Team custom' } }],
+          ['plan.update', 'plan', 'Team custom', { name: { from: 'Team custom', to: 'Team custom' } }],
+          ['plan.update', 'plan', 'Team custom', { name: { from: 'Team plan', to: 'Team custom' } }],
+          ['plan.update', 'plan', 'Team plan', { name: { from: 'Team plan', to: 'Team plan' } }],
+          ['plan.update', 'plan', 'Team plan', { name: { from: 'Team', to: 'Team plan' } }],
+          ['plan.create', 'plan', 'Team', {}]
+        ]
+      )
+    })
+
+    test('a plan cannot become custom while a key on it (revoked too) has no numbers of its own; nothing changes', async (t) => {
+      const { storage } = await openStore(t, backend)
+      const team = plan('team', { perMinute: 120, perDay: 5000 }, 'Team')
+      await storage.plans.create(team, planAudit('plan.create')(team))
+      await createKey(storage, key('key_team_both', 'team', 5, 50))
+      await createKey(storage, key('key_team_minute', 'team', 5, null))
+      await createKey(storage, key('key_team_none', 'team'))
+      await createKey(storage, key('key_free_none', 'free'))
+      await storage.keys.revoke('key_team_none', AT + 1, testAudit('key.revoke'))
+      const audit = (before: PlanRecord, after: PlanRecord) => planAudit('plan.update')(after)
+
+      assert.deepEqual(await storage.plans.update('team', { name: 'Custom', limits: null }, audit), {
+        outcome: 'keys_without_limits',
+        keys: 2
+      })
+      assert.deepEqual(await storage.plans.get('team'), { ...team, keys: 3 }, 'neither the name nor the limits changed')
+      assert.deepEqual(await auditOf(storage, 'team'), [planAudit('plan.create')(team)])
+
+      // Other changes to the plan are not held back by those keys.
+      const limited = await storage.plans.update('team', { limits: { perMinute: 9, perDay: 90 } }, audit)
+      assert.equal(limited.outcome, 'updated')
+
+      await storage.keys.update('key_team_minute', { perDay: 60 }, testAudit('key.update'))
+      assert.deepEqual(await storage.plans.update('team', { limits: null }, audit), { outcome: 'keys_without_limits', keys: 1 })
+
+      const alone = plan('alone', { perMinute: 3, perDay: 4 })
+      await storage.plans.create(alone, planAudit('plan.create')(alone))
+      await createKey(storage, key('key_alone', 'alone', 1, 2))
+      const custom = await storage.plans.update('alone', { limits: null }, audit)
+      assert.deepEqual(custom, { outcome: 'updated', before: alone, after: { ...alone, perMinute: null, perDay: null } })
+    })
+
+    test('delete: an unused plan goes; one any key names, even a revoked one, stays', async (t) => {
+      const { storage } = await openStore(t, backend)
+      const unused = plan('unused', { perMinute: 1, perDay: 1 })
+      await storage.plans.create(unused, planAudit('plan.create')(unused))
+      const deleted = await storage.plans.delete('unused', planAudit('plan.delete'))
+      assert.deepEqual(deleted, { outcome: 'deleted', plan: unused })
+      assert.equal(await storage.plans.get('unused'), undefined)
+      assert.deepEqual(
+        (await auditOf(storage, 'unused')).map((row) => [row.action, row.target]),
+        [
+          ['plan.delete', { type: 'plan', id: 'unused', name: 'Plan unused' }],
+          ['plan.create', { type: 'plan', id: 'unused', name: 'Plan unused' }]
+        ]
+      )
+      assert.deepEqual(await storage.plans.delete('unused', planAudit('plan.delete')), { outcome: 'missing' })
+
+      const used = plan('used', { perMinute: 1, perDay: 1 })
+      await storage.plans.create(used, planAudit('plan.create')(used))
+      await createKey(storage, key('key_used_1', 'used'))
+      await createKey(storage, key('key_used_2', 'used'))
+      assert.deepEqual(await storage.plans.delete('used', planAudit('plan.delete')), { outcome: 'in_use', keys: 2 })
+      await storage.keys.revoke('key_used_1', AT + 1, testAudit('key.revoke'))
+      await storage.keys.update('key_used_2', { plan: 'free' }, testAudit('key.update'))
+      assert.deepEqual(await storage.plans.get('used'), { ...used, keys: 1 }, 'the revoked key still names it')
+      assert.deepEqual(await storage.plans.delete('used', planAudit('plan.delete')), { outcome: 'in_use', keys: 1 })
+      assert.deepEqual(await storage.plans.get('used'), { ...used, keys: 1 })
+      assert.deepEqual(await auditOf(storage, 'used'), [planAudit('plan.create')(used)], 'refused deletes wrote nothing')
+      assert.deepEqual(await storage.plans.delete('free', planAudit('plan.delete')), { outcome: 'in_use', keys: 1 })
+      const pro = await planOf(storage, 'pro')
+      assert.deepEqual(await storage.plans.delete('pro', planAudit('plan.delete')), { outcome: 'deleted', plan: pro })
+      assert.equal(await storage.plans.get('pro'), undefined, 'a seeded plan no key names can go too')
+    })
+
+    test('a key may name a new plan, and no plan that does not exist', async (t) => {
+      const { storage } = await openStore(t, backend)
+      const team = plan('team', { perMinute: 120, perDay: 5000 })
+      await storage.plans.create(team, planAudit('plan.create')(team))
+      await createKey(storage, key('key_on_team', 'team'))
+      assert.equal((await storage.keys.get('key_on_team'))?.plan, 'team')
+      assert.equal((await storage.plans.get('team'))?.keys, 1)
+
+      await assert.rejects(createKey(storage, key('key_on_gold', 'gold')), /FOREIGN KEY constraint failed|violates foreign key constraint/)
+      assert.equal(await storage.keys.get('key_on_gold'), undefined)
+      await assert.rejects(
+        storage.keys.update('key_on_team', { plan: 'gold' }, testAudit('key.update')),
+        /FOREIGN KEY constraint failed|violates foreign key constraint/
+      )
+      assert.equal((await storage.keys.get('key_on_team'))?.plan, 'team')
+      assert.deepEqual(
+        (await auditOf(storage, 'key_on_gold')).concat(await auditOf(storage, 'key_on_team')).map((row) => row.action),
+        ['key.create'],
+        'the refused writes left no audit row'
+      )
+    })
+
+    test('the audit log accepts plan (and, ahead of their release, customer) actions and targets', async (t) => {
+      const { storage } = await openStore(t, backend)
+      const entries: AuditEntry[] = [
+        planAudit('plan.create')({ id: 'a', name: 'A' }),
+        planAudit('plan.update', { perMinute: { from: 1, to: null } })({ id: 'a', name: 'A' }),
+        planAudit('plan.delete')({ id: 'a', name: 'A' })
+      ]
+      for (const entry of entries) await storage.audit.append(entry)
+      // Not yet an AuditAction: the database accepts them already, so the next release needs no rebuild.
+      for (const action of ['customer.create', 'customer.update', 'customer.unban']) {
+        const entry = { ...planAudit('plan.create')({ id: 'c', name: 'C' }), action, target: { type: 'customer', id: 'c', name: 'C' } }
+        await storage.audit.append(entry as unknown as AuditEntry)
+      }
+      assert.deepEqual(await auditOf(storage, 'a'), [...entries].reverse())
+      assert.deepEqual(
+        (await auditOf(storage, 'c')).map((row) => [row.action, row.target.type]),
+        [
+          ['customer.unban', 'customer'],
+          ['customer.update', 'customer'],
+          ['customer.create', 'customer']
+        ]
+      )
+      const bad = { ...entries[0]!, action: 'plan.rename' } as unknown as AuditEntry
+      await assert.rejects(storage.audit.append(bad), /CHECK constraint failed|violates check constraint/)
+      const badTarget = { ...entries[0]!, target: { type: 'pet', id: 'a', name: null } } as unknown as AuditEntry
+      await assert.rejects(storage.audit.append(badTarget), /CHECK constraint failed|violates check constraint/)
+    })
+
+    test('the database refuses a plan with one limit, or a limit below 1', async (t) => {
+      const { storage } = await openStore(t, backend)
+      const half = { ...plan('half', { perMinute: 5, perDay: 5 }), perDay: null }
+      await assert.rejects(storage.plans.create(half, planAudit('plan.create')(half)), /CHECK constraint failed|violates check constraint/)
+      const zero = plan('zero', { perMinute: 0, perDay: 5 })
+      await assert.rejects(storage.plans.create(zero, planAudit('plan.create')(zero)), /CHECK constraint failed|violates check constraint/)
+      assert.equal(await storage.plans.get('half'), undefined)
+      assert.deepEqual(await auditOf(storage, 'half'), [])
+    })
+  })
+}
+
+async function planOf(storage: Storage, id: string): Promise<PlanRecord | undefined> {
+  const found = await storage.plans.get(id)
+  if (found === undefined) return undefined
+  const { keys: _, ...record } = found
+  return record
+}
+
+/** A file as the release before plans left it: migrations 1 to 6 applied as SqliteStorage applies them. */
+function versionSixFile(t: TestContext): string {
+  const path = join(tempDir(t), 'store.db')
+  const db = new DatabaseSync(path)
+  db.exec('PRAGMA foreign_keys = ON')
+  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT')
+  for (const migration of SQLITE_MIGRATIONS.slice(0, 6)) {
+    db.exec('BEGIN IMMEDIATE')
+    db.exec(migration.sql)
+    db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, AT)
+    db.exec('COMMIT')
+  }
+  const insertKey = db.prepare(
+    `INSERT INTO api_keys (id, secret_hash, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at,
+       previous_secret_hash, previous_secret_expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+  )
+  insertKey.run(
+    'key_AAAAAAAAAAAAAAAA',
+    hashOf('a'),
+    'as_live_AAAA',
+    'shop',
+    'pro',
+    7,
+    null,
+    AT,
+    AT + 86_400_000,
+    null,
+    hashOf('a0'),
+    AT + 60_000
+  )
+  insertKey.run('key_BBBBBBBBBBBBBBBB', hashOf('b'), 'as_live_BBBB', null, 'enterprise', 5, 9, AT + 1, null, AT + 2, null, null)
+  const insertAudit = db.prepare(
+    `INSERT INTO audit_events (at, actor_type, actor_id, actor_name, action, target_type, target_id, target_name, changes,
+       request_id, remote_address, user_agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+  )
+  insertAudit.run(
+    AT,
+    'operator',
+    'op_alice',
+    'alice',
+    'key.create',
+    'key',
+    'key_AAAAAAAAAAAAAAAA',
+    'shop',
+    '{}',
+    'req-1',
+    '10.0.0.1',
+    'curl'
+  )
+  insertAudit.run(AT + 2, 'cli', 'bob', 'bob', 'key.revoke', 'key', 'key_BBBBBBBBBBBBBBBB', null, '{}', null, null, null)
+  insertAudit.run(AT + 3, 'cli', 'bob', 'bob', 'operator.create', 'operator', 'op_carol', 'carol', '{}', null, null, null)
+  // The newest entry gone (by hand): AUTOINCREMENT still never hands its id out again.
+  db.exec('DELETE FROM audit_events WHERE id = 3')
+  db.close()
+  return path
+}
+
+interface FileState {
+  keys: unknown[]
+  audit: unknown[]
+  indexes: Array<{ name: string; tbl_name: string; sql: string | null }>
+  sequence: unknown[]
+}
+
+function stateOf(path: string): FileState {
+  const db = new DatabaseSync(path, { readOnly: true })
+  try {
+    return {
+      keys: db.prepare('SELECT * FROM api_keys ORDER BY id').all(),
+      audit: db.prepare('SELECT * FROM audit_events ORDER BY id').all(),
+      indexes: db.prepare("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name").all() as FileState['indexes'],
+      sequence: db.prepare("SELECT name, seq FROM sqlite_sequence WHERE name = 'audit_events'").all()
+    }
+  } finally {
+    db.close()
+  }
+}
+
+describe('SQLite migration 7 on a version-6 file', () => {
+  test('rebuilds api_keys and audit_events keeping every row, index and the audit id sequence', async (t) => {
+    const path = versionSixFile(t)
+    const before = stateOf(path)
+    assert.equal(before.keys.length, 2)
+    assert.equal(before.audit.length, 2)
+
+    const storage = await openStorage(t, { DATABASE_URL: `sqlite:${path}` })
+    assert.equal(await storage.migrate(), SQLITE_MIGRATIONS.length - 6)
+    const after = stateOf(path)
+    assert.deepEqual(after.keys, before.keys)
+    assert.deepEqual(after.audit, before.audit)
+    assert.deepEqual(after.sequence, before.sequence)
+    const added = ['api_keys_plan', 'sqlite_autoindex_plans_1']
+    assert.deepEqual(
+      after.indexes.filter((index) => !added.includes(index.name)),
+      before.indexes,
+      'every index of version 6 is there again, by name, table and definition'
+    )
+    assert.deepEqual(
+      after.indexes.filter((index) => added.includes(index.name)).map((index) => index.tbl_name),
+      ['api_keys', 'plans']
+    )
+
+    const db = new DatabaseSync(path, { readOnly: true })
+    t.after(() => db.close())
+    assert.deepEqual(db.prepare('PRAGMA foreign_key_check').all(), [])
+    assert.deepEqual(
+      db
+        .prepare('PRAGMA integrity_check')
+        .all()
+        .map((row) => ({ ...row })),
+      [{ integrity_check: 'ok' }]
+    )
+    assert.deepEqual(
+      db
+        .prepare("SELECT name FROM sqlite_master WHERE name GLOB '*_new*'")
+        .all()
+        .map((row) => row.name),
+      []
+    )
+
+    // The keys are the store's as before, on plans that now are rows.
+    assert.deepEqual(
+      (await storage.keys.list()).map((k) => [k.id, k.plan, k.perMinute, k.perDay, k.revokedAt, k.previousSecretExpiresAt]),
+      [
+        ['key_AAAAAAAAAAAAAAAA', 'pro', 7, null, null, AT + 60_000],
+        ['key_BBBBBBBBBBBBBBBB', 'enterprise', 5, 9, AT + 2, null]
+      ]
+    )
+    assert.equal((await storage.keys.findByHash(hashOf('a0')))?.id, 'key_AAAAAAAAAAAAAAAA', 'the previous secret still finds its key')
+    assert.deepEqual(
+      (await storage.plans.list()).map((p) => [p.id, p.keys]),
+      [
+        ['business', 0],
+        ['enterprise', 1],
+        ['free', 0],
+        ['pro', 1]
+      ]
+    )
+    await storage.audit.append(planAudit('plan.update')({ id: 'pro', name: 'Pro' }))
+    const [newest] = await storage.audit.page({ limit: 1 })
+    assert.equal(newest?.id, '4', 'the next audit id follows the highest ever handed out')
+    assert.equal(newest?.target.type, 'plan')
+    await assert.rejects(createKey(storage, key('key_CCCCCCCCCCCCCCCC', 'gold')), /FOREIGN KEY constraint failed/)
+  })
+})
+
+interface Constraint extends QueryResultRow {
+  table: string
+  name: string
+  definition: string
+}
+
+const CONSTRAINTS = `SELECT conrelid::regclass::text AS "table", conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint
+  WHERE connamespace = current_schema()::regnamespace AND conrelid::regclass::text IN ('api_keys', 'audit_events') ORDER BY 1, 2`
+
+describe('PostgreSQL migration 7 on a version-6 schema', { skip: await backendSkip(postgresBackend) }, () => {
+  test('only adds: the previous release’s rows and writes stay valid; plan and audit checks are widened', async (t) => {
+    const schema = await createSchema()
+    defer(t, () => schema.drop())
+    const sql = <R extends QueryResultRow = Record<string, unknown>>(text: string, values: unknown[] = []) =>
+      adminQuery<R>(text, values, schema.url)
+    await sql(
+      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())'
+    )
+    for (const migration of POSTGRES_MIGRATIONS.slice(0, 6)) {
+      await sql(
+        `BEGIN; ${migration.sql}; INSERT INTO schema_migrations (version, name) VALUES (${migration.version}, 'v${migration.version}'); COMMIT`
+      )
+    }
+    // What the previous release writes: one of its four plans, a key.* audit action.
+    const insertKey = `INSERT INTO api_keys (id, secret_hash, prefix, name, plan, per_minute, per_day, created_at, previous_secret_hash)
+      VALUES ($1, $2, 'as_live_AAAA', 'shop', 'pro', 7, NULL, now(), $3)`
+    const insertAudit = `INSERT INTO audit_events (at, actor_type, actor_id, actor_name, action, target_type, target_id, changes)
+      VALUES (now(), 'cli', 'bob', 'bob', $1, 'key', $2, '{}')`
+    await sql(insertKey, ['key_AAAAAAAAAAAAAAAA', hashOf('a'), hashOf('a0')])
+    await sql(insertAudit, ['key.create', 'key_AAAAAAAAAAAAAAAA'])
+    const keysBefore = await sql('SELECT * FROM api_keys ORDER BY id')
+    const auditBefore = await sql('SELECT * FROM audit_events ORDER BY id')
+    const constraintsBefore = await sql<Constraint>(CONSTRAINTS)
+
+    const storage = await openStorage(t, { DATABASE_URL: schema.url })
+    assert.equal(await storage.migrate(), POSTGRES_MIGRATIONS.length - 6)
+    assert.deepEqual(await sql('SELECT * FROM api_keys ORDER BY id'), keysBefore)
+    assert.deepEqual(await sql('SELECT * FROM audit_events ORDER BY id'), auditBefore)
+    const widened = ['api_keys_plan_check', 'audit_events_action_check', 'audit_events_target_type_check']
+    const constraintsAfter = await sql<Constraint>(CONSTRAINTS)
+    assert.deepEqual(
+      constraintsAfter.filter((c) => !widened.includes(c.name) && c.name !== 'api_keys_plan_fkey'),
+      constraintsBefore.filter((c) => !widened.includes(c.name)),
+      'every other constraint is as it was'
+    )
+    const byName = new Map(constraintsAfter.map((c) => [c.name, c.definition]))
+    assert.equal(byName.get('api_keys_plan_check'), undefined)
+    assert.equal(byName.get('api_keys_plan_fkey'), 'FOREIGN KEY (plan) REFERENCES plans(id)')
+    assert.match(byName.get('audit_events_action_check')!, /'plan\.delete'::text, 'customer\.create'::text/)
+    assert.match(byName.get('audit_events_target_type_check')!, /'plan'::text, 'customer'::text/)
+
+    // The previous release keeps writing as it did.
+    await sql(insertKey, ['key_BBBBBBBBBBBBBBBB', hashOf('b'), null])
+    await sql(insertAudit, ['key.update', 'key_BBBBBBBBBBBBBBBB'])
+    assert.deepEqual(
+      (await storage.plans.list()).map((p) => [p.id, p.perMinute, p.perDay, p.keys]),
+      [
+        ['business', 1000, 100_000, 0],
+        ['enterprise', null, null, 0],
+        ['free', 60, 1000, 0],
+        ['pro', 300, 10_000, 2]
+      ]
+    )
+    assert.equal((await storage.keys.findByHash(hashOf('a0')))?.id, 'key_AAAAAAAAAAAAAAAA')
+  })
+})
