@@ -89,6 +89,7 @@ export type ErrorCode =
   | 'validation_failed'
   | 'invalid_cursor'
   | 'unauthorized'
+  | 'insufficient_scope'
   | 'not_found'
   | 'method_not_allowed'
   | 'request_timeout'
@@ -108,6 +109,7 @@ export const ERROR_CODE_VALUES: readonly ErrorCode[] = [
   'validation_failed',
   'invalid_cursor',
   'unauthorized',
+  'insufficient_scope',
   'not_found',
   'method_not_allowed',
   'request_timeout',

@@ -53,6 +53,8 @@ function codeForStatus(status: number): ErrorCode {
   switch (status) {
     case 401:
       return 'unauthorized'
+    case 403:
+      return 'insufficient_scope'
     case 404:
       return 'not_found'
     case 408:

@@ -195,6 +195,24 @@ describe('typed errors, never retried', () => {
     assert.equal(sent.length, cases.length - 1)
   })
 
+  test('a read-only key creating a pet: insufficient_scope (403), once, with the rate-limit state', async (t) => {
+    const app = await startApp(t)
+    const { client, sent } = clientOf(app, await app.key({ plan: 'free', scopes: ['pets:read'] }))
+    await assert.rejects(
+      () => client.createPet({ name: 'Rex', categoryId: 1 }),
+      (error: unknown) => {
+        assert.ok(error instanceof AnimalStoreError, String(error))
+        assert.equal(error.code, 'insufficient_scope')
+        assert.equal(error.status, 403)
+        assert.match(error.message, /pets:write/)
+        assert.equal(error.attempts, 1)
+        return true
+      }
+    )
+    assert.equal(sent.length, 1, 'not retried')
+    assert.equal(client.lastRateLimit?.remaining, 59, 'the refused call took quota, and the client saw its headers')
+  })
+
   test('getPet after the sunset: gone (410)', async (t) => {
     const app = await startApp(t, { now: new Date('2030-12-05T00:00:00Z') })
     const { client, sent } = clientOf(app, await unlimitedKey(app))

@@ -1,4 +1,5 @@
-import type { Key, KeyPatch, NewKey } from '@animal-store/contract'
+import type { Key, KeyPatch, NewKey, Scope } from '@animal-store/contract'
+import { SCOPE_NAMES } from './labels.ts'
 import { fromInputValue, toInputValue, type Zone } from './time.ts'
 
 /** The fields of the Create and Edit dialogs, as typed (numbers and the moment parsed on submit). */
@@ -8,12 +9,25 @@ export interface KeyFormValues {
   name: string
   perMinute: string
   perDay: string
+  /** The scopes checked, in any order (sent in the contract's order). */
+  scopes: readonly Scope[]
   /** An `<input type="datetime-local">` value in the chosen zone; empty: no expiry. */
   expiresAt: string
 }
 
-/** An empty form on the seeded Free plan; the Create key dialog starts on `starterPlan` once the plans are known. */
-export const EMPTY_KEY_FORM: KeyFormValues = { plan: 'free', name: '', perMinute: '', perDay: '', expiresAt: '' }
+/** An empty form on the seeded Free plan, with every scope; the Create key dialog starts on `starterPlan` once the plans are known. */
+export const EMPTY_KEY_FORM: KeyFormValues = { plan: 'free', name: '', perMinute: '', perDay: '', scopes: SCOPE_NAMES, expiresAt: '' }
+
+/** Each scope of `scopes` once, in the contract's order. */
+function ordered(scopes: readonly Scope[]): Scope[] {
+  return SCOPE_NAMES.filter((scope) => scopes.includes(scope))
+}
+
+/** The form with `scope` checked or not: a scope's check box changed. */
+export function withScope(values: KeyFormValues, scope: Scope, checked: boolean): KeyFormValues {
+  const others = values.scopes.filter((other) => other !== scope)
+  return { ...values, scopes: checked ? [...others, scope] : others }
+}
 
 export function formOf(key: Key, zone: Zone): KeyFormValues {
   return {
@@ -21,6 +35,7 @@ export function formOf(key: Key, zone: Zone): KeyFormValues {
     name: key.name ?? '',
     perMinute: String(key.limits.perMinute),
     perDay: String(key.limits.perDay),
+    scopes: ordered(key.scopes),
     expiresAt: key.expiresAt === null ? '' : toInputValue(key.expiresAt, zone)
   }
 }
@@ -34,10 +49,12 @@ function moment(text: string, zone: Zone): string | { error: string } {
   return fromInputValue(text, zone) ?? { error: 'Expires at must be a date and a time.' }
 }
 
-/** The createKey body, or the first problem found in the fields. */
+/** The createKey body, or the first problem found in the fields. Scopes go only when not all of them (the API's default). */
 export function newKeyOf(values: KeyFormValues, zone: Zone): NewKey | string {
   const body: NewKey = { plan: values.plan }
   if (values.name.trim() !== '') body.name = values.name.trim()
+  const scopes = ordered(values.scopes)
+  if (scopes.length !== SCOPE_NAMES.length) body.scopes = scopes
   for (const [field, label] of [['perMinute', 'Per minute'] as const, ['perDay', 'Per day'] as const]) {
     if (values[field].trim() === '') continue
     const value = limit(values[field], label)
@@ -62,6 +79,8 @@ export function patchOf(key: Key, values: KeyFormValues, zone: Zone, isCustom: (
   const patch: KeyPatch = {}
   if (values.plan !== before.plan) patch.plan = values.plan
   if (values.name.trim() !== before.name) patch.name = values.name.trim()
+  const scopes = ordered(values.scopes)
+  if (scopes.join(' ') !== before.scopes.join(' ')) patch.scopes = scopes
   for (const [field, label] of [['perMinute', 'Per minute'] as const, ['perDay', 'Per day'] as const]) {
     const changed = values[field].trim() !== before[field]
     if (!changed && !(patch.plan !== undefined && isCustom(patch.plan))) continue

@@ -2,7 +2,7 @@
 // the contract's type, so a state or action added there fails the console's typecheck until it
 // is named here (the contract's run-time arrays would pull TypeBox into the page). Plans are data,
 // not an enumeration: their names come from listPlans (plans.ts).
-import type { AuditAction, KeyState } from '@animal-store/contract'
+import type { AuditAction, KeyState, Scope } from '@animal-store/contract'
 
 export const STATE_LABELS = { active: 'Active', revoked: 'Revoked', expired: 'Expired', banned: 'Banned' } satisfies Record<
   KeyState,
@@ -23,7 +23,16 @@ const ACTIONS = {
   'plan.delete': true
 } satisfies Record<AuditAction, true>
 
+// Scopes are shown as the API names them (`pets:read`), with what each lets a key do.
+const SCOPE_HINTS = { 'pets:read': 'List and get animals.', 'pets:write': 'Create animals.' } satisfies Record<Scope, string>
+
 export const KEY_STATES = Object.keys(STATE_LABELS) as KeyState[]
+/** Every scope, in the contract's order (`SCOPES`). */
+export const SCOPE_NAMES = Object.keys(SCOPE_HINTS) as Scope[]
+
+export function scopeHint(scope: Scope): string {
+  return SCOPE_HINTS[scope]
+}
 export const AUDIT_ACTIONS = Object.keys(ACTIONS) as AuditAction[]
 
 const numbers = new Intl.NumberFormat('en')

@@ -40,9 +40,12 @@ export interface DocumentProfile<Code extends string> {
 
 const LICENSE = { name: 'Apache-2.0', identifier: 'Apache-2.0' }
 
-/** Headers an error response of this status carries beyond everyResponseHeaders: both listeners answer errors through the same hooks. */
-const errorHeaders = (status: number): ResponseHeaderName[] =>
-  status === 429 || status === 503 ? ['Retry-After'] : status === 401 ? ['WWW-Authenticate'] : []
+/**
+ * Headers an error response of this status carries beyond everyResponseHeaders: both listeners
+ * answer errors through the same hooks. A 401 and a scope refusal carry the RFC 6750 challenge.
+ */
+const errorHeaders = (status: number, codes: readonly string[]): ResponseHeaderName[] =>
+  status === 429 || status === 503 ? ['Retry-After'] : status === 401 || codes.includes('insufficient_scope') ? ['WWW-Authenticate'] : []
 
 /** One example Error body per code the status can carry, named by the code. */
 function examplesOfErrors<Code extends string>(
@@ -134,7 +137,7 @@ export function buildDocument<Code extends string>(profile: DocumentProfile<Code
       }
     }
     for (const [status, codes] of statusesOf(errorCodesIn(op, profile.commonErrors), profile.errors.status)) {
-      const extra = errorHeaders(status)
+      const extra = errorHeaders(status, codes)
       if (op.deprecated !== undefined) extra.push('Deprecation', 'Sunset')
       responses[status] = {
         description: codes.map((code) => `\`${code}\`: ${profile.errors.descriptions[code]}`).join('; '),

@@ -34,7 +34,7 @@ export const listPets = {
   tags: ['Pets'],
   query: ListPetsQuery,
   success: { status: 200, description: 'A page of animals', schema: Pets, headers: ['Link'] },
-  errors: ['validation_failed', 'invalid_cursor'],
+  errors: ['validation_failed', 'invalid_cursor', 'insufficient_scope'],
   examples: {
     // No cursor example: one made up would be refused, and Swagger UI's "Try it out" fills examples in.
     parameters: { limit: 2, status: 'available' },
@@ -59,6 +59,7 @@ export const createPet = {
   errors: [
     'bad_request',
     'validation_failed',
+    'insufficient_scope',
     'payload_too_large',
     'unsupported_media_type',
     'idempotency_key_in_use',
@@ -84,7 +85,7 @@ export const getPet = {
   query: NoQuery,
   success: { status: 200, description: 'The animal', schema: Pet, headers: ['Deprecation', 'Sunset', 'Link'] },
   // bad_request: a petId that is not valid percent-encoding.
-  errors: ['bad_request', 'not_found', 'gone'],
+  errors: ['bad_request', 'not_found', 'gone', 'insufficient_scope'],
   examples: {
     parameters: { petId: EXAMPLE_PET_ID },
     success: { id: EXAMPLE_PET_ID, name: 'Rex', categoryId: EXAMPLE_CATEGORY_ID, status: 'sold' }

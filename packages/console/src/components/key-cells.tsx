@@ -1,4 +1,5 @@
 import type { Key } from '@animal-store/contract'
+import { Fragment } from 'preact'
 import { keyTitle } from '../key-state.ts'
 import { planLabel, usePlanList } from '../plans.ts'
 import { keyHref } from '../routes.ts'
@@ -15,6 +16,21 @@ export function KeyCells({ keyData }: { keyData: Pick<Key, 'id' | 'name' | 'plan
         <code>{keyData.id}</code>
       </td>
       <td>{planLabel(plans, keyData.plan)}</td>
+    </>
+  )
+}
+
+/** A key's scopes as the API names them (`pets:read`, `pets:write`), or "none". */
+export function Scopes({ scopes }: { scopes: Key['scopes'] }) {
+  if (scopes.length === 0) return <>none</>
+  return (
+    <>
+      {scopes.map((scope, index) => (
+        <Fragment key={scope}>
+          {index > 0 && ', '}
+          <code>{scope}</code>
+        </Fragment>
+      ))}
     </>
   )
 }

@@ -13,10 +13,17 @@ import { AUDIT_ACTIONS } from '../labels.ts'
 import { useSession, useView } from '../session.ts'
 import { isoInZone, type Zone } from '../time.ts'
 
-/** `plan: free → pro; expiresAt: none → 2026-12-01T00:00:00Z`: an update's changes, in a line. */
+/**
+ * `plan: free → pro; expiresAt: none → 2026-12-01T00:00:00Z; scopes: pets:read pets:write → pets:read`:
+ * an update's changes, in a line (scopes are space-separated; none is empty).
+ */
 function changesText(event: AuditEvent, zone: Zone): string {
   const value = (field: string, v: string | number | null) =>
-    v === null ? 'none' : field === 'expiresAt' && typeof v === 'string' ? isoInZone(v, zone) : String(v)
+    v === null || (field === 'scopes' && v === '')
+      ? 'none'
+      : field === 'expiresAt' && typeof v === 'string'
+        ? isoInZone(v, zone)
+        : String(v)
   return Object.entries(event.changes)
     .map(([field, change]) => `${field}: ${value(field, change.from)} → ${value(field, change.to)}`)
     .join('; ')

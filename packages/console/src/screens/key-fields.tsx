@@ -1,5 +1,6 @@
 import { useId } from 'preact/hooks'
-import type { KeyFormValues } from '../key-form-values.ts'
+import { withScope, type KeyFormValues } from '../key-form-values.ts'
+import { SCOPE_NAMES, scopeHint } from '../labels.ts'
 import { isCustomPlan, planOptions, usePlanList } from '../plans.ts'
 import type { Zone } from '../time.ts'
 
@@ -10,7 +11,7 @@ interface KeyFieldsProps {
   mode: 'create' | 'edit'
 }
 
-/** Plan (the plans of listPlans, by name), Name, Per minute, Per day, Expires at. */
+/** Plan (the plans of listPlans, by name), Name, Per minute, Per day, the scopes' check boxes, Expires at. */
 export function KeyFields({ values, onChange, zone, mode }: KeyFieldsProps) {
   const id = useId()
   const set = (field: keyof KeyFormValues) => (event: Event) =>
@@ -45,6 +46,7 @@ export function KeyFields({ values, onChange, zone, mode }: KeyFieldsProps) {
             ? "Empty: the plan's numbers."
             : 'A new plan brings its own numbers, unless these are changed too.'}
       </p>
+      <ScopeFields id={`${id}-scopes`} values={values} onChange={onChange} mode={mode} />
       <label for={`${id}-expires`}>Expires at</label>
       <input
         id={`${id}-expires`}
@@ -57,6 +59,38 @@ export function KeyFields({ values, onChange, zone, mode }: KeyFieldsProps) {
         {zone === 'utc' ? 'In UTC.' : 'In local time.'} Empty: never.
       </p>
     </div>
+  )
+}
+
+/** "Scopes": a check box per scope, named as the API names it (`pets:read`), with what it allows. */
+function ScopeFields({ id, values, onChange, mode }: Omit<KeyFieldsProps, 'zone'> & { id: string }) {
+  return (
+    <fieldset class="scopes" aria-describedby={`${id}-hint`}>
+      <legend>Scopes</legend>
+      {SCOPE_NAMES.map((scope) => (
+        <div class="scope" key={scope}>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={values.scopes.includes(scope)}
+              onChange={(event) => onChange(withScope(values, scope, event.currentTarget.checked))}
+              aria-describedby={`${id}-${scope}`}
+            />
+            {scope}
+          </label>
+          <span class="hint" id={`${id}-${scope}`}>
+            {scopeHint(scope)}
+          </span>
+        </div>
+      ))}
+      <p class="hint" id={`${id}-hint`}>
+        {values.scopes.length === 0
+          ? 'Neither: the key can only read its own rate limit and usage.'
+          : mode === 'edit'
+            ? 'A change applies on every instance within 5 seconds.'
+            : 'A call outside its scopes is refused (403).'}
+      </p>
+    </fieldset>
   )
 }
 

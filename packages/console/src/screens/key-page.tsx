@@ -1,5 +1,6 @@
 import type { Key } from '@animal-store/contract'
 import { useState } from 'preact/hooks'
+import { Scopes } from '../components/key-cells.tsx'
 import { ErrorAlert, Status } from '../components/notices.tsx'
 import { RangePicker } from '../components/range-picker.tsx'
 import { ScreenHeading } from '../components/screen-heading.tsx'
@@ -79,6 +80,10 @@ function KeyDetails({ keyData }: { keyData: Key }) {
         <dt>Limits</dt>
         <dd>
           {count(keyData.limits.perMinute)} a minute, {count(keyData.limits.perDay)} a day
+        </dd>
+        <dt>Scopes</dt>
+        <dd>
+          <Scopes scopes={keyData.scopes} />
         </dd>
         <dt>Used</dt>
         <dd>

@@ -51,7 +51,8 @@ const CSV_HEADER = [
   'Created',
   'Expires',
   'Revoked',
-  'Banned until'
+  'Banned until',
+  'Scopes'
 ]
 
 export function KeysScreen() {
@@ -89,7 +90,8 @@ export function KeysScreen() {
         at(key.createdAt),
         at(key.expiresAt),
         at(key.revokedAt),
-        at(key.bannedUntil)
+        at(key.bannedUntil),
+        key.scopes.join(' ')
       ])
     }
   }

@@ -59,7 +59,8 @@ export const AuditChanges = Type.Object(
     perMinute: Type.Optional(Change),
     perDay: Type.Optional(Change),
     name: Type.Optional(Change),
-    expiresAt: Type.Optional(Change)
+    expiresAt: Type.Optional(Change),
+    scopes: Type.Optional(Change)
   },
   { additionalProperties: false, description: 'For `key.update`, each changed field from and to (null: none); `{}` for every other action' }
 )

@@ -6,6 +6,7 @@ export const EXAMPLE_KEY = {
   name: 'Acme production',
   plan: 'pro',
   limits: { perMinute: 300, perDay: 10000 },
+  scopes: ['pets:read', 'pets:write'],
   createdAt: '2026-10-01T09:30:00.000Z',
   expiresAt: null,
   revokedAt: null,

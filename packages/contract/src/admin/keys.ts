@@ -10,6 +10,18 @@ export const MAX_GRACE_SECONDS = 30 * 86_400
 export const DEFAULT_GRACE_SECONDS = 86_400
 
 export const KEY_STATES = ['active', 'revoked', 'expired', 'banned'] as const
+
+/** What a key may do: `pets:read` (listPets, getPet) and `pets:write` (createPet); both unless told otherwise. */
+export const SCOPES = ['pets:read', 'pets:write'] as const
+export type Scope = (typeof SCOPES)[number]
+
+const Scopes = (description: string) =>
+  Type.Array(Type.Enum(SCOPES), {
+    uniqueItems: true,
+    maxItems: SCOPES.length,
+    description,
+    'x-rule': `must be a list of distinct scopes, each one of ${SCOPES.join(', ')}`
+  })
 export type KeyState = (typeof KEY_STATES)[number]
 
 const LIMIT_RULE = 'must be a whole number of at least 1'
@@ -42,6 +54,7 @@ export const Key = Type.Object(
     name: Type.Union([KeyName('A name for people'), Type.Null()], { description: 'A name for people; null when none was given' }),
     plan: Plan("The key's plan"),
     limits: KeyLimits,
+    scopes: Scopes('What the key may do: pets:read (list and get animals), pets:write (create them)'),
     createdAt: Timestamp('When the key was created'),
     expiresAt: NullableTimestamp('When the key stops working; null: never'),
     revokedAt: NullableTimestamp('When the key was revoked; null: not revoked'),
@@ -86,6 +99,7 @@ export const NewKey = Type.Object(
     name: Type.Optional(KeyName('A name for people')),
     perMinute: Type.Optional(Limit("Requests per minute, instead of the plan's")),
     perDay: Type.Optional(Limit("Requests per day, instead of the plan's")),
+    scopes: Type.Optional(Scopes('What the key may do; both scopes unless given')),
     expiresAt: Type.Optional(Timestamp('When the key stops working; must be in the future'))
   },
   { additionalProperties: false, description: 'A key to create' }
@@ -98,6 +112,7 @@ export const KeyPatch = Type.Object(
     perMinute: Type.Optional(Limit("Requests per minute, instead of the plan's")),
     perDay: Type.Optional(Limit("Requests per day, instead of the plan's")),
     name: Type.Optional(KeyName('A name for people')),
+    scopes: Type.Optional(Scopes('What the key may do from now on; every instance applies it within 5 seconds')),
     expiresAt: Type.Optional(
       Type.Union([Timestamp('When the key stops working; must be in the future'), Type.Null()], {
         description: 'When the key stops working (in the future); null: never',

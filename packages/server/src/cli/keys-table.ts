@@ -9,13 +9,14 @@ export function table(keys: KeyView[]): string {
     k.name ?? '',
     k.plan,
     `${k.limits.perMinute}/min ${k.limits.perDay}/day`,
+    k.scopes.length === 0 ? '-' : k.scopes.join(','),
     `${k.usage.minute}/min ${k.usage.day}/day`,
     k.createdAt,
     k.expiresAt ?? '-',
     k.revokedAt ?? '-',
     k.bannedUntil ?? '-'
   ])
-  return alignedTable(['ID', 'NAME', 'PLAN', 'LIMITS', 'USED', 'CREATED', 'EXPIRES', 'REVOKED', 'BANNED UNTIL'], rows)
+  return alignedTable(['ID', 'NAME', 'PLAN', 'LIMITS', 'SCOPES', 'USED', 'CREATED', 'EXPIRES', 'REVOKED', 'BANNED UNTIL'], rows)
 }
 
 /** `keys usage` for people. */

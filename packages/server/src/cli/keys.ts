@@ -9,12 +9,13 @@ import { UsageError } from './usage-error.ts'
 export const KEYS_HELP = `Usage: animal-store keys <command> [options]
 
 Commands:
-  create --plan <plan id> [--name TEXT] [--per-minute N] [--per-day N] [--expires-at ISO8601] [--json]
+  create --plan <plan id> [--name TEXT] [--per-minute N] [--per-day N] [--scopes LIST] [--expires-at ISO8601] [--json]
          Creates a key and prints its secret once. A new database has the plans free, pro, business
          and enterprise (animal-store plans list). Keys on a custom plan (enterprise) need
-         --per-minute and --per-day; on other plans they override the plan's numbers.
+         --per-minute and --per-day; on other plans they override the plan's numbers. --scopes:
+         what the key may do, comma-separated: pets:read (list, get), pets:write (create); both by default.
   list [--json]      Lists keys (never their secrets).
-  update <id> [--plan P] [--per-minute N] [--per-day N] [--name TEXT] [--expires-at ISO8601 | --no-expiry] [--json]
+  update <id> [--plan P] [--per-minute N] [--per-day N] [--name TEXT] [--scopes LIST] [--expires-at ISO8601 | --no-expiry] [--json]
          Changes a key in place, same secret; every instance applies it within 5 seconds. Usage in the
          current windows and any ban are kept. A new --plan drops earlier overrides unless given again.
   rotate <id> [--grace SECONDS] [--json]
@@ -36,6 +37,7 @@ const FLAGS: Record<KeyTerm, string> = {
   perMinute: '--per-minute',
   perDay: '--per-day',
   expiresAt: '--expires-at',
+  scopes: '--scopes',
   noExpiry: '--no-expiry',
   graceSeconds: '--grace'
 }
@@ -46,6 +48,8 @@ function asUsageError(error: unknown): unknown {
   if (error instanceof KeyNotFoundError || error instanceof KeyRevokedError) return new UsageError(error.message)
   return error
 }
+
+const scopeText = (scopes: readonly string[]) => (scopes.length === 0 ? 'no scopes' : scopes.join(' '))
 
 /** A flag's digits as a number; the key service judges the number. */
 function number(flag: string, value: string | undefined): number | undefined {
@@ -74,6 +78,7 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
           'per-day': { type: 'string' },
           'expires-at': { type: 'string' },
           'no-expiry': { type: 'boolean' },
+          scopes: { type: 'string' },
           grace: { type: 'string' },
           json: { type: 'boolean' },
           help: { type: 'boolean', short: 'h' }
@@ -89,9 +94,9 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
     return
   }
   const allowed: Record<string, string[]> = {
-    create: ['plan', 'name', 'per-minute', 'per-day', 'expires-at', 'json'],
+    create: ['plan', 'name', 'per-minute', 'per-day', 'scopes', 'expires-at', 'json'],
     list: ['json'],
-    update: ['plan', 'name', 'per-minute', 'per-day', 'expires-at', 'no-expiry', 'json'],
+    update: ['plan', 'name', 'per-minute', 'per-day', 'scopes', 'expires-at', 'no-expiry', 'json'],
     rotate: ['grace', 'json'],
     usage: ['json'],
     revoke: [],
@@ -115,6 +120,8 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
   const perMinute = number('--per-minute', values['per-minute'])
   const perDay = number('--per-day', values['per-day'])
   const graceSeconds = number('--grace', values.grace)
+  // `--scopes ''` is a key that may do nothing but read its own limits; the key service judges each name.
+  const scopes = values.scopes === undefined ? undefined : values.scopes.split(',').filter((scope) => scope !== '')
   const id = positionals[0] ?? ''
 
   const services = await compose(config, { role: 'cli' })
@@ -124,23 +131,23 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
   try {
     switch (command) {
       case 'create': {
-        const input = { plan: values.plan!, name: values.name, perMinute, perDay, expiresAt: values['expires-at'] }
+        const input = { plan: values.plan!, name: values.name, perMinute, perDay, scopes, expiresAt: values['expires-at'] }
         const { key, view } = await keys.create(input, actor)
         if (values.json === true) json({ ...view, key })
         else
           process.stdout.write(
-            `Created key ${view.id} (${view.plan}, ${view.limits.perMinute}/min, ${view.limits.perDay}/day).\n` +
+            `Created key ${view.id} (${view.plan}, ${view.limits.perMinute}/min, ${view.limits.perDay}/day, ${scopeText(view.scopes)}).\n` +
               `Secret (shown once, store it now):\n${key}\n`
           )
         return
       }
       case 'update': {
         const expiresAt = values['no-expiry'] === true ? null : values['expires-at']
-        const { view } = await keys.update(id, { plan: values.plan, name: values.name, perMinute, perDay, expiresAt }, actor)
+        const { view } = await keys.update(id, { plan: values.plan, name: values.name, perMinute, perDay, scopes, expiresAt }, actor)
         if (values.json === true) json(view)
         else
           process.stdout.write(
-            `Updated ${view.id} (${view.plan}, ${view.limits.perMinute}/min, ${view.limits.perDay}/day); ` +
+            `Updated ${view.id} (${view.plan}, ${view.limits.perMinute}/min, ${view.limits.perDay}/day, ${scopeText(view.scopes)}); ` +
               'every instance applies it within 5 seconds.\n'
           )
         return

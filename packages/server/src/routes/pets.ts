@@ -52,7 +52,7 @@ export function registerPetRoutes(app: FastifyInstance, { pets, pages, publicBas
   app.route<{ Querystring: ListPetsQuery }>({
     method: listPets.method,
     url: toRoute(listPets.path),
-    config: { auth: true },
+    config: { auth: true, scope: 'pets:read' },
     schema: { querystring: listPets.query, response: { [listPets.success.status]: listPets.success.schema } },
     handler: (request, reply) => {
       const { status, cursor, limit = PAGE_LIMIT_DEFAULT } = request.query
@@ -63,7 +63,7 @@ export function registerPetRoutes(app: FastifyInstance, { pets, pages, publicBas
   app.route<{ Body: NewPet }>({
     method: createPet.method,
     url: toRoute(createPet.path),
-    config: { auth: true },
+    config: { auth: true, scope: 'pets:write' },
     schema: { body: createPet.body, response: { [createPet.success.status]: createPet.success.schema } },
     preValidation: readsInt64Strings(createPet.body),
     handler: async (request, reply) =>
@@ -79,7 +79,7 @@ export function registerPetRoutes(app: FastifyInstance, { pets, pages, publicBas
   app.route<{ Params: { petId: string } }>({
     method: getPet.method,
     url: toRoute(getPet.path),
-    config: { auth: true, responseHeaders: deprecation },
+    config: { auth: true, scope: 'pets:read', responseHeaders: deprecation },
     schema: { querystring: getPet.query, response: { [getPet.success.status]: getPet.success.schema } },
     handler: (request, reply) => respondWhenReady(request, reply, pets.get(request.params.petId), petBody)
   })

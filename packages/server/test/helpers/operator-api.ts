@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict'
-import { OPERATOR_ERROR_CODES, OPERATOR_ERROR_STATUS, type AdminOperationSpec, type OperatorErrorCode } from '@animal-store/contract'
+import {
+  OPERATOR_ERROR_CODES,
+  OPERATOR_ERROR_STATUS,
+  type AdminOperationSpec,
+  type KeyWithSecret,
+  type OperatorErrorCode
+} from '@animal-store/contract'
 import type { TestApp } from './app.ts'
+import { recordIssuedKey } from './logs.ts'
 
 /** Asserts the response is exactly an Error body of the operator API with this code, and its status. */
 export async function assertOperatorError(
@@ -60,4 +67,14 @@ export function sendAdmin(app: TestApp, method: 'POST' | 'PATCH', path: string, 
       ? {}
       : { headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) })
   })
+}
+
+/** Creates a key through the operator API (`createKey`) as the operator with `token`, expecting 201; its secret is recorded for the log check. */
+export async function createKeyAs(app: TestApp, token: string, body: unknown): Promise<KeyWithSecret> {
+  const response = await sendAdmin(app, 'POST', '/admin/v1/keys', token, body)
+  const text = await response.text()
+  assert.equal(response.status, 201, text)
+  const key = JSON.parse(text) as KeyWithSecret
+  recordIssuedKey(key.key)
+  return key
 }

@@ -5,28 +5,19 @@ import { startApp, type TestApp } from '../helpers/app.ts'
 import { suiteBackends } from '../helpers/backends.ts'
 import { nextLink } from '../helpers/links.ts'
 import { recordIssuedKey } from '../helpers/logs.ts'
-import { assertOperatorError, readAdmin, sendAdmin } from '../helpers/operator-api.ts'
+import { assertOperatorError, createKeyAs, readAdmin, sendAdmin } from '../helpers/operator-api.ts'
 
 const SECRET = /as_live_[0-9A-Za-z]{43}/
 
 /** Every key as the store holds it now: what a refused request must leave as it was. */
 const snapshot = async (app: TestApp) => JSON.stringify(await app.storage.keys.list())
 
-async function created(app: TestApp, token: string, body: unknown): Promise<KeyWithSecret> {
-  const response = await sendAdmin(app, 'POST', '/admin/v1/keys', token, body)
-  const text = await response.text()
-  assert.equal(response.status, 201, text)
-  const key = JSON.parse(text) as KeyWithSecret
-  recordIssuedKey(key.key)
-  return key
-}
-
 for (const { backend, skip } of await suiteBackends()) {
   describe(`operator API: keys [${backend.name}]`, { skip }, () => {
     test('createKey answers the secret once; bad input is 400 and creates nothing', async (t) => {
       const app = await startApp(t, { backend, admin: true })
       const admin = await app.operator('admin')
-      const key = await created(app, admin, { plan: 'pro', name: 'Acme', expiresAt: '2030-01-01T01:00:00+01:00' })
+      const key = await createKeyAs(app, admin, { plan: 'pro', name: 'Acme', expiresAt: '2030-01-01T01:00:00+01:00' })
       assert.match(key.key, SECRET)
       assert.deepEqual(
         { ...key, id: '', key: '', prefix: key.prefix.slice(0, 8) },
@@ -37,6 +28,7 @@ for (const { backend, skip } of await suiteBackends()) {
           name: 'Acme',
           plan: 'pro',
           limits: { perMinute: 300, perDay: 10000 },
+          scopes: ['pets:read', 'pets:write'],
           createdAt: '2026-06-15T12:00:10.000Z',
           expiresAt: '2030-01-01T00:00:00.000Z',
           revokedAt: null,
@@ -73,7 +65,7 @@ for (const { backend, skip } of await suiteBackends()) {
     test('getKey and the changes: unknown or malformed ids are 404; bad input is 400 and changes nothing', async (t) => {
       const app = await startApp(t, { backend, admin: true })
       const admin = await app.operator('admin')
-      const { id } = await created(app, admin, { plan: 'free', name: 'shop', perMinute: 7 })
+      const { id } = await createKeyAs(app, admin, { plan: 'free', name: 'shop', perMinute: 7 })
       for (const bad of ['key_AAAAAAAAAAAAAAAA', 'nope', 'key_%E2%82%AC', 'x'.repeat(500)]) {
         await assertOperatorError(await app.admin(`/admin/v1/keys/${bad}`, { token: admin }), 'not_found')
         await assertOperatorError(await sendAdmin(app, 'PATCH', `/admin/v1/keys/${bad}`, admin, { name: 'x' }), 'not_found')
@@ -114,7 +106,7 @@ for (const { backend, skip } of await suiteBackends()) {
     test('rotateKey: no body means a day of grace; the new secret works at once, the old one until the grace ends', async (t) => {
       const app = await startApp(t, { backend, admin: true })
       const admin = await app.operator('admin')
-      const first = await created(app, admin, { plan: 'free' })
+      const first = await createKeyAs(app, admin, { plan: 'free' })
       const response = await app.admin(`/admin/v1/keys/${first.id}/rotate`, { token: admin, method: 'POST' })
       const rotated = (await response.json()) as KeyWithSecret
       recordIssuedKey(rotated.key)
@@ -133,7 +125,7 @@ for (const { backend, skip } of await suiteBackends()) {
     test('revokeKey: the instance that answered refuses the key on the very next request', async (t) => {
       const app = await startApp(t, { backend, admin: true })
       const admin = await app.operator('admin')
-      const key = await created(app, admin, { plan: 'pro' })
+      const key = await createKeyAs(app, admin, { plan: 'pro' })
       assert.equal((await app.fetch('/v1/pets', { key: key.key })).status, 200)
       assert.equal((await app.fetch('/v1/pets', { key: key.key })).status, 200, 'now in the key cache')
       const revoked = (await (await sendAdmin(app, 'POST', `/admin/v1/keys/${key.id}/revoke`, admin)).json()) as Key
@@ -156,7 +148,7 @@ for (const { backend, skip } of await suiteBackends()) {
       const writer = await app.operator('admin')
       const make = async (body: object) => {
         app.clock.advance(1000)
-        return created(app, writer, body)
+        return createKeyAs(app, writer, body)
       }
       await make({ plan: 'pro', name: 'Äpfel Shop' })
       const beta = await make({ plan: 'free', name: 'beta' })

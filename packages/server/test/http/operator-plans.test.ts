@@ -3,8 +3,7 @@ import { describe, test } from 'node:test'
 import type { AuditEvent, KeyWithSecret, Plan } from '@animal-store/contract'
 import { startApp, type TestApp } from '../helpers/app.ts'
 import { postgresBackend, suiteBackends } from '../helpers/backends.ts'
-import { recordIssuedKey } from '../helpers/logs.ts'
-import { assertOperatorError, readAdmin, sendAdmin } from '../helpers/operator-api.ts'
+import { assertOperatorError, createKeyAs, readAdmin, sendAdmin } from '../helpers/operator-api.ts'
 import { until } from '../helpers/wait.ts'
 
 const SEEDED: Array<Pick<Plan, 'id' | 'name' | 'limits'>> = [
@@ -16,15 +15,6 @@ const SEEDED: Array<Pick<Plan, 'id' | 'name' | 'limits'>> = [
 
 const plans = (app: TestApp, token: string) => readAdmin<Plan[]>(app, '/admin/v1/plans', token)
 const deletePlan = (app: TestApp, id: string, token: string) => app.admin(`/admin/v1/plans/${id}`, { method: 'DELETE', token })
-
-async function createdKey(app: TestApp, token: string, body: unknown): Promise<KeyWithSecret> {
-  const response = await sendAdmin(app, 'POST', '/admin/v1/keys', token, body)
-  const text = await response.text()
-  assert.equal(response.status, 201, text)
-  const key = JSON.parse(text) as KeyWithSecret
-  recordIssuedKey(key.key)
-  return key
-}
 
 /** `"minute";r=N;t=...` of a response's RateLimit field, as [limit, remaining] from the policy and the field. */
 function minuteWindow(response: Response): { limit: number; remaining: number } {
@@ -126,7 +116,7 @@ for (const { backend, skip } of await suiteBackends()) {
       await assertOperatorError(await deletePlan(app, 'free', viewer), 'forbidden')
 
       // A plan a key is on, revoked or not, stays; it cannot become custom while its keys have no numbers of their own.
-      const key = await createdKey(app, admin, { plan: 'pro' })
+      const key = await createKeyAs(app, admin, { plan: 'pro' })
       await sendAdmin(app, 'POST', `/admin/v1/keys/${key.id}/revoke`, admin)
       await assertOperatorError(await deletePlan(app, 'pro', admin), 'plan_in_use', 'plan "pro" has 1 customer on it')
       await assertOperatorError(
@@ -147,7 +137,7 @@ for (const { backend, skip } of await suiteBackends()) {
       const second = backend === postgresBackend ? await startApp(t, { backend, shareStorageWith: first }) : first
       const admin = await first.operator('admin')
       await sendAdmin(first, 'POST', '/admin/v1/plans', admin, { id: 'startup', name: 'Startup', limits: { perMinute: 120, perDay: 5000 } })
-      const key = await createdKey(first, admin, { plan: 'startup' })
+      const key = await createKeyAs(first, admin, { plan: 'startup' })
       assert.deepEqual(key.limits, { perMinute: 120, perDay: 5000 })
       for (let i = 1; i <= 3; i++) {
         const response = await second.fetch('/v1/pets', { key: key.key })

@@ -47,6 +47,13 @@ async function serve(t: TestContext): Promise<Service> {
   return { env, api, admin: `http://127.0.0.1:${adminPort}`, cli }
 }
 
+/** A key as the operator API answers it (getKey). */
+async function readKey(service: Service, token: string, id: string): Promise<{ scopes: string[] }> {
+  const response = await fetch(`${service.admin}/admin/v1/keys/${id}`, { headers: { authorization: `Bearer ${token}` } })
+  assert.equal(response.status, 200)
+  return (await response.json()) as { scopes: string[] }
+}
+
 async function operator(service: Service, role: 'admin' | 'viewer', name: string) {
   return service.cli<{ id: string; token: string }>('operators', 'create', '--role', role, '--name', name, '--json')
 }
@@ -248,15 +255,62 @@ describe('the operator console in a real browser', { skip: chromiumSkip('the ope
     for (const record of local.records.slice(1)) assert.match(record[0] ?? '', /\+01:00$/)
     assert.equal(Date.parse(local.records[1]![0]!), Date.parse(utc.records[1]![0]!), 'the same moment in either zone')
 
+    // A read-only key: both scopes checked for a new key, pets:write unchecked; the API refuses it a write.
+    await page.getByRole('link', { name: 'Keys' }).click()
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const scope = (name: string) => dialog(page).getByRole('checkbox', { name, exact: true })
+    assert.deepEqual([await scope('pets:read').isChecked(), await scope('pets:write').isChecked()], [true, true], 'a new key has both')
+    await dialog(page).getByRole('textbox', { name: 'Name' }).fill('Catalogue reader')
+    await scope('pets:write').uncheck()
+    await assertAccessible(page, 'the Create key dialog with a scope unchecked')
+    await page.mouse.move(0, 0)
+    await dialog(page).screenshot({ path: join(ROOT, 'test-output', 'console-key-scopes.png') })
+    await dialog(page).getByRole('button', { name: 'Create' }).click()
+    await dialog(page).getByText('shown once').waitFor()
+    const reader = await dialog(page).getByRole('textbox', { name: 'Secret' }).inputValue()
+    recordIssuedKey(reader)
+    await dialog(page).getByRole('button', { name: 'Done' }).click()
+    await dialog(page).waitFor({ state: 'detached' })
+    await rowLinking(keys, 'Catalogue reader').waitFor()
+    await keys.getByRole('link', { name: 'Catalogue reader' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Catalogue reader' }).waitFor()
+    const readerId = (await page.getByRole('definition').first().innerText()).trim()
+    const scopesShown = page.getByRole('definition').filter({ has: page.getByText(/^pets:/) })
+    assert.equal(await scopesShown.innerText(), 'pets:read', "the key's page shows its scopes")
+    assert.deepEqual((await readKey(service, admin.token, readerId)).scopes, ['pets:read'])
+    const headers = { authorization: `Bearer ${reader}`, 'content-type': 'application/json' }
+    const refused = await fetch(`${service.api}/v1/pets`, { method: 'POST', headers, body: JSON.stringify({ name: 'Rex', categoryId: 1 }) })
+    assert.equal(refused.status, 403)
+    assert.equal(((await refused.json()) as { code: string }).code, 'insufficient_scope')
+    assert.deepEqual(await traffic(service.api, reader, 1), { 200: 1 }, 'a read-only key reads')
+
+    // Edit it back to both: the dialog shows the key's scopes, and Save sends the change.
+    await page.getByRole('button', { name: 'Edit' }).click()
+    assert.deepEqual([await scope('pets:read').isChecked(), await scope('pets:write').isChecked()], [true, false], "the key's scopes")
+    await scope('pets:write').check()
+    await assertAccessible(page, 'the Edit dialog')
+    await dialog(page).getByRole('button', { name: 'Save' }).click()
+    await dialog(page).waitFor({ state: 'detached' })
+    await until(async () => (await scopesShown.innerText()) === 'pets:read, pets:write', { timeoutMs: 10_000, what: 'both scopes shown' })
+    assert.deepEqual((await readKey(service, admin.token, readerId)).scopes, ['pets:read', 'pets:write'])
+    await page.getByRole('link', { name: 'Audit' }).click()
+    await page.getByRole('textbox', { name: 'Key' }).fill(readerId)
+    await until(async () => (await audit.getByRole('row').count()) === 3, { timeoutMs: 10_000, what: "the reader's two events" })
+    const update = await audit.getByRole('row').nth(1).innerText()
+    assert.match(update, /\tkey\.update\t/)
+    assert.equal(update.split('\t')[4], 'scopes: pets:read → pets:read pets:write')
+
     await page.getByRole('link', { name: 'Keys' }).click()
     const all = await exportCsv(page)
-    assert.equal(all.records.length, 4, 'a header and the three keys')
+    assert.equal(all.records.length, 5, 'a header and the four keys')
+    assert.equal(all.records[0]?.[14], 'Scopes')
     assert.deepEqual(
-      all.records.slice(1).map((record) => [record[0], record[3], record[9]]),
+      all.records.slice(1).map((record) => [record[0], record[3], record[9], record[14]]),
       [
-        [NAME, 'pro', 'revoked'],
-        ['Mobile app', 'business', 'active'],
-        ['Acme production', 'pro', 'active']
+        ['Catalogue reader', 'free', 'active', 'pets:read pets:write'],
+        [NAME, 'pro', 'revoked', 'pets:read pets:write'],
+        ['Mobile app', 'business', 'active', 'pets:read pets:write'],
+        ['Acme production', 'pro', 'active', 'pets:read pets:write']
       ]
     )
 

@@ -124,10 +124,10 @@ for (const { backend, skip } of await suiteBackends()) {
       const id = await created(keys, { plan: 'free' })
       const error = await refusal(keys.update(id, {}, ALICE), KeyInputError, 'nothing to change')
       assert.equal(error.field, null)
-      assert.equal(error.message, 'nothing to change: give plan, perMinute, perDay, name, expiresAt or expiresAt: null')
+      assert.equal(error.message, 'nothing to change: give plan, perMinute, perDay, name, scopes, expiresAt or expiresAt: null')
       assert.equal(
         error.describe((term) => `<${term}>`),
-        'nothing to change: give <plan>, <perMinute>, <perDay>, <name>, <expiresAt> or <noExpiry>'
+        'nothing to change: give <plan>, <perMinute>, <perDay>, <name>, <scopes>, <expiresAt> or <noExpiry>'
       )
     })
 

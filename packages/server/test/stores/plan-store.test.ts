@@ -53,7 +53,8 @@ const key = (id: string, planId: string, perMinute: number | null = null, perDay
   createdAt: AT,
   expiresAt: null,
   revokedAt: null,
-  previousSecretExpiresAt: null
+  previousSecretExpiresAt: null,
+  scopes: ['pets:read', 'pets:write']
 })
 
 const hashOf = (id: string) => createHash('sha256').update(id).digest('hex')
@@ -382,7 +383,12 @@ describe('SQLite migration 7 on a version-6 file', () => {
     const storage = await openStorage(t, { DATABASE_URL: `sqlite:${path}` })
     assert.equal(await storage.migrate(), SQLITE_MIGRATIONS.length - 6)
     const after = stateOf(path)
-    assert.deepEqual(after.keys, before.keys)
+    // Migration 8 adds the scopes, both for every key made before.
+    const rows = (keys: unknown[]) => keys.map((key) => ({ ...(key as Record<string, unknown>) }))
+    assert.deepEqual(
+      rows(after.keys),
+      rows(before.keys).map((key) => ({ ...key, scopes: 'pets:read pets:write' }))
+    )
     assert.deepEqual(after.audit, before.audit)
     assert.deepEqual(after.sequence, before.sequence)
     const added = ['api_keys_plan', 'sqlite_autoindex_plans_1']
@@ -476,7 +482,11 @@ describe('PostgreSQL migration 7 on a version-6 schema', { skip: await backendSk
 
     const storage = await openStorage(t, { DATABASE_URL: schema.url })
     assert.equal(await storage.migrate(), POSTGRES_MIGRATIONS.length - 6)
-    assert.deepEqual(await sql('SELECT * FROM api_keys ORDER BY id'), keysBefore)
+    assert.deepEqual(
+      await sql('SELECT * FROM api_keys ORDER BY id'),
+      keysBefore.map((key) => ({ ...key, scopes: 'pets:read pets:write' })),
+      'every key as it was, with both scopes (migration 8)'
+    )
     assert.deepEqual(await sql('SELECT * FROM audit_events ORDER BY id'), auditBefore)
     const widened = ['api_keys_plan_check', 'audit_events_action_check', 'audit_events_target_type_check']
     const constraintsAfter = await sql<Constraint>(CONSTRAINTS)

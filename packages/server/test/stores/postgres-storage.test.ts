@@ -223,7 +223,8 @@ describe('PostgreSQL storage', { skip }, () => {
       createdAt: 1781524810123,
       expiresAt: 4102444800999,
       revokedAt: null,
-      previousSecretExpiresAt: null
+      previousSecretExpiresAt: null,
+      scopes: ['pets:read'] as const
     }
     await storage!.keys.create(record, 'f'.repeat(64), testAudit('key.create')(record))
     assert.deepEqual(await storage!.keys.findByHash('f'.repeat(64)), { ...record, secretStopsAt: null })

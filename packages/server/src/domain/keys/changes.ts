@@ -1,3 +1,4 @@
+import { SCOPES, type Scope } from '@animal-store/contract'
 import type { ApiKeyRecord, KeyChanges } from '../../storage/keys/types.ts'
 import type { PlanRecord } from '../../storage/plans/types.ts'
 import { parseIsoTime } from '../iso-time.ts'
@@ -11,6 +12,7 @@ export interface CreateKeyInput {
   name?: string | undefined
   perMinute?: number | undefined
   perDay?: number | undefined
+  scopes?: readonly string[] | undefined
   expiresAt?: string | undefined
 }
 
@@ -20,6 +22,7 @@ export interface UpdateKeyInput {
   name?: string | undefined
   perMinute?: number | undefined
   perDay?: number | undefined
+  scopes?: readonly string[] | undefined
   expiresAt?: string | null | undefined
 }
 
@@ -61,6 +64,17 @@ function name(value: string): string {
   return value
 }
 
+/** Distinct scopes, each one of SCOPES, kept in SCOPES order. */
+function scopes(value: readonly string[]): readonly Scope[] {
+  const known = (scope: unknown): scope is Scope => typeof scope === 'string' && (SCOPES as readonly string[]).includes(scope)
+  if (!Array.isArray(value) || !value.every(known) || new Set(value).size !== value.length)
+    throw new KeyInputError(
+      'scopes',
+      (t) => `${t('scopes')} must be distinct scopes, each one of ${SCOPES.join(', ')} (got ${shown(value)})`
+    )
+  return SCOPES.filter((scope) => value.includes(scope))
+}
+
 /** An ISO 8601 date-time in the future, as Unix milliseconds. */
 function expiry(text: string, now: number): number {
   const at = typeof text === 'string' ? parseIsoTime(text) : undefined
@@ -89,13 +103,14 @@ export function newKeyFields(
   input: CreateKeyInput,
   now: number,
   plans: PlanChoice
-): Pick<ApiKeyRecord, 'plan' | 'name' | 'perMinute' | 'perDay' | 'expiresAt'> {
+): Pick<ApiKeyRecord, 'plan' | 'name' | 'perMinute' | 'perDay' | 'expiresAt' | 'scopes'> {
   const fields = {
     plan: plan(input.plan, plans),
     perMinute: input.perMinute === undefined ? null : limit('perMinute', input.perMinute),
     perDay: input.perDay === undefined ? null : limit('perDay', input.perDay),
     name: input.name === undefined ? null : name(input.name),
-    expiresAt: input.expiresAt === undefined ? null : expiry(input.expiresAt, now)
+    expiresAt: input.expiresAt === undefined ? null : expiry(input.expiresAt, now),
+    scopes: input.scopes === undefined ? SCOPES : scopes(input.scopes)
   }
   checkCustom(plans, fields.plan, fields.perMinute, fields.perDay)
   return fields
@@ -114,9 +129,10 @@ export function keyChanges(key: ApiKeyRecord, input: UpdateKeyInput, now: number
   const after = { ...key, ...changes }
   checkCustom(plans, after.plan, after.perMinute, after.perDay)
   if (input.name !== undefined) changes.name = name(input.name)
+  if (input.scopes !== undefined) changes.scopes = scopes(input.scopes)
   if (input.expiresAt !== undefined) changes.expiresAt = input.expiresAt === null ? null : expiry(input.expiresAt, now)
   if (Object.keys(changes).length === 0) {
-    const terms = ['plan', 'perMinute', 'perDay', 'name', 'expiresAt'] as const
+    const terms = ['plan', 'perMinute', 'perDay', 'name', 'scopes', 'expiresAt'] as const
     throw new KeyInputError(null, (t) => `nothing to change: give ${terms.map(t).join(', ')} or ${t('noExpiry')}`)
   }
   return changes

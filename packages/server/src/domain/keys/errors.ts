@@ -1,5 +1,7 @@
+import { InputError } from '../input-error.ts'
+
 /** The fields of a key a caller sets, named as in the operator API's JSON bodies. */
-export type KeyField = 'plan' | 'name' | 'perMinute' | 'perDay' | 'expiresAt' | 'graceSeconds'
+export type KeyField = 'plan' | 'name' | 'perMinute' | 'perDay' | 'scopes' | 'expiresAt' | 'graceSeconds'
 
 /** What a message names: a field, or `noExpiry`, the request for no expiry (`expiresAt: null`). */
 export type KeyTerm = KeyField | 'noExpiry'
@@ -9,25 +11,12 @@ export type TermNamer = (term: KeyTerm) => string
 
 const apiTerm: TermNamer = (term) => (term === 'noExpiry' ? 'expiresAt: null' : term)
 
-/**
- * Input the key service refuses: `field` is the one at fault (null when the input as a whole
- * is, e.g. nothing to change). The message names terms as the operator API does; `describe`
- * names them as another caller does.
- */
-export class KeyInputError extends Error {
+/** Input the key service refuses, naming the field at fault (null: the input as a whole, e.g. nothing to change). */
+export class KeyInputError extends InputError<KeyField, KeyTerm> {
   override name = 'KeyInputError'
-  readonly field: KeyField | null
-  readonly #text: (term: TermNamer) => string
 
   constructor(field: KeyField | null, text: (term: TermNamer) => string) {
-    super(text(apiTerm))
-    this.field = field
-    this.#text = text
-  }
-
-  /** The message with every term named by `term`. */
-  describe(term: TermNamer): string {
-    return this.#text(term)
+    super(field, text, apiTerm)
   }
 }
 

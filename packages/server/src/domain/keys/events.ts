@@ -15,6 +15,8 @@ export interface KeyFieldChanges {
   perMinute?: FieldChange<number | null>
   perDay?: FieldChange<number | null>
   expiresAt?: FieldChange<string | null>
+  /** Space-separated. */
+  scopes?: FieldChange<string>
 }
 
 /**
@@ -41,6 +43,8 @@ export function fieldChanges(before: ApiKeyRecord, after: ApiKeyRecord): KeyFiel
   if (before.perMinute !== after.perMinute) changes.perMinute = { from: before.perMinute, to: after.perMinute }
   if (before.perDay !== after.perDay) changes.perDay = { from: before.perDay, to: after.perDay }
   if (before.expiresAt !== after.expiresAt) changes.expiresAt = { from: iso(before.expiresAt), to: iso(after.expiresAt) }
+  const [from, to] = [before.scopes.join(' '), after.scopes.join(' ')]
+  if (from !== to) changes.scopes = { from, to }
   return changes
 }
 

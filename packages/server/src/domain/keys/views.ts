@@ -1,4 +1,4 @@
-import type { Limits } from '@animal-store/contract'
+import type { Limits, Scope } from '@animal-store/contract'
 import type { ApiKeyRecord } from '../../storage/keys/types.ts'
 import type { PlanBook } from '../plans/book.ts'
 import type { KeyLimitState, KeyUsage } from './limits.ts'
@@ -10,6 +10,7 @@ export interface KeyView {
   name: string | null
   plan: string
   limits: Limits
+  scopes: Scope[]
   createdAt: string
   expiresAt: string | null
   revokedAt: string | null
@@ -33,6 +34,7 @@ export function viewKey(key: ApiKeyRecord, limits: Limits, usage: KeyUsage, now:
     name: key.name,
     plan: key.plan,
     limits,
+    scopes: [...key.scopes],
     createdAt: iso(key.createdAt)!,
     expiresAt: iso(key.expiresAt),
     revokedAt: iso(key.revokedAt),

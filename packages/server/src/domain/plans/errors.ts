@@ -1,3 +1,5 @@
+import { InputError } from '../input-error.ts'
+
 /** The fields of a plan a caller sets, named as in the operator API's JSON bodies. */
 export type PlanField = 'id' | 'name' | 'limits' | 'perMinute' | 'perDay' | 'perMonth'
 
@@ -6,21 +8,12 @@ export type PlanTermNamer = (field: PlanField) => string
 
 const apiTerm: PlanTermNamer = (field) => (field === 'perMinute' || field === 'perDay' || field === 'perMonth' ? `limits.${field}` : field)
 
-/** Input the plan service refuses; `field` is the one at fault, null when the input as a whole is. */
-export class PlanInputError extends Error {
+/** Input the plan service refuses, naming the field at fault (null: the input as a whole). */
+export class PlanInputError extends InputError<PlanField> {
   override name = 'PlanInputError'
-  readonly field: PlanField | null
-  readonly #text: (term: PlanTermNamer) => string
 
   constructor(field: PlanField | null, text: (term: PlanTermNamer) => string) {
-    super(text(apiTerm))
-    this.field = field
-    this.#text = text
-  }
-
-  /** The message with every field named by `term`. */
-  describe(term: PlanTermNamer): string {
-    return this.#text(term)
+    super(field, text, apiTerm)
   }
 }
 

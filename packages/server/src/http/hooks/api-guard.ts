@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Scope } from '@animal-store/contract'
 import { isPending, type Maybe } from '../../base/maybe.ts'
 import { ApiError } from '../../domain/api-error.ts'
 import type { RateLimiter, Verdict } from '../../limits/rate-limiter.ts'
@@ -19,6 +20,8 @@ declare module 'fastify' {
     auth?: boolean
     /** False: a request with a valid key takes no quota (the route reads the key's use and sets the headers itself). */
     consumesQuota?: boolean
+    /** The scope a key needs for the route; a key without it is refused 403 once it has passed the limiter. */
+    scope?: Scope
   }
 }
 
@@ -43,10 +46,32 @@ function applyVerdict(reply: FastifyReply, verdict: Verdict): void {
   if (verdict.refusal !== undefined) throw verdict.refusal
 }
 
-/** The verdict's headers go on the response; then a refusal, or a route that needs a key without one, is thrown. */
+/** The 403 of a key whose scopes lack the route's, with the RFC 6750 §3.1 challenge. */
+function insufficientScope(request: FastifyRequest, scope: Scope): ApiError {
+  const operation = scope === 'pets:write' ? 'create animals' : 'read animals'
+  return new ApiError(
+    'insufficient_scope',
+    `this API key may not ${operation}: ${request.method} ${request.url.split('?')[0]} needs the ${scope} scope`,
+    {
+      'www-authenticate': `Bearer realm="animal-store", error="insufficient_scope", scope="${scope}"`
+    }
+  )
+}
+
+/** True when the route needs a scope the request's key does not have. */
+function lacksScope(request: FastifyRequest, auth: AuthResult): boolean {
+  const scope = routeConfigOf(request).scope
+  return auth.ok && scope !== undefined && !auth.key.scopes.includes(scope)
+}
+
+/**
+ * The verdict's headers go on the response; then a refusal, a route that needs a key without one,
+ * or a key without the route's scope (it has taken its quota, as any answered request) is thrown.
+ */
 function admitted(request: FastifyRequest, reply: FastifyReply, auth: AuthResult, verdict: Verdict): void {
   applyVerdict(reply, verdict)
   if (!auth.ok && routeConfigOf(request).auth === true) throw auth.error
+  if (lacksScope(request, auth)) throw insufficientScope(request, routeConfigOf(request).scope!)
 }
 
 /**
@@ -64,6 +89,7 @@ export function createApiGuard({ config, authenticator, limiter, speculation }: 
     const early =
       speculation !== undefined &&
       auth.ok &&
+      !lacksScope(request, auth) &&
       speculation.mayStart(request.method, routeConfigOf(request).auth === true, limiter.recentlyRefused(auth.key.id))
     const verdict = limiter.check(auth.ok ? auth.key : addressOf(request))
     if (early) {

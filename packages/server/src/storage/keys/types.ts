@@ -1,3 +1,4 @@
+import type { Scope } from '@animal-store/contract'
 import type { AuditEntry } from '../audit/types.ts'
 import type { KeyPageQuery } from './page.ts'
 
@@ -16,6 +17,8 @@ export interface ApiKeyRecord {
   revokedAt: number | null
   /** When the secret a rotation replaced stops working; null when there is none. */
   previousSecretExpiresAt: number | null
+  /** What the key may do (in SCOPES order). */
+  scopes: readonly Scope[]
 }
 
 /** A key found by one of its secrets. */
@@ -31,6 +34,7 @@ export interface KeyChanges {
   perDay?: number | null
   name?: string | null
   expiresAt?: number | null
+  scopes?: readonly Scope[]
 }
 
 /** Every change to a key writes its audit entry in the same transaction: both are stored, or neither. */

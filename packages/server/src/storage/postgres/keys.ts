@@ -1,7 +1,7 @@
 import type { PoolClient } from 'pg'
 import type { AuditEntry } from '../audit/types.ts'
 import type { KeyPageQuery } from '../keys/page.ts'
-import { CHANGED_COLUMNS, keyFromRow, type KeyRow } from '../keys/row.ts'
+import { CHANGED_COLUMNS, changedValues, keyFromRow, scopesText, type KeyRow } from '../keys/row.ts'
 import type { ApiKeyRecord, KeyChanges, KeyMatch, KeyStore } from '../keys/types.ts'
 import { insertAudit } from './audit.ts'
 import type { PostgresPool } from './pool.ts'
@@ -13,7 +13,7 @@ const fromMs = (param: string) => `(timestamptz 'epoch' + ${param}::int8 * inter
 
 const KEY_COLUMNS =
   `id, prefix, name, plan, per_minute, per_day, ${ms('created_at')}, ${ms('expires_at')}, ${ms('revoked_at')}, ` +
-  ms('previous_secret_expires_at')
+  `${ms('previous_secret_expires_at')}, scopes`
 
 // Limits and millisecond times were safe integers when written, so Number() is exact here.
 const toKey = (row: KeyRow<string>): ApiKeyRecord => keyFromRow(row, Number)
@@ -67,8 +67,8 @@ export class PostgresKeys implements KeyStore {
   async create(key: ApiKeyRecord, secretHash: string, audit: AuditEntry): Promise<void> {
     await this.#db.transaction(async (client) => {
       await client.query(
-        `INSERT INTO api_keys (id, secret_hash, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, ${fromMs('$8')}, ${fromMs('$9')}, ${fromMs('$10')})`,
+        `INSERT INTO api_keys (id, secret_hash, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at, scopes)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, ${fromMs('$8')}, ${fromMs('$9')}, ${fromMs('$10')}, $11)`,
         [
           key.id,
           secretHash,
@@ -79,7 +79,8 @@ export class PostgresKeys implements KeyStore {
           text(key.perDay),
           text(key.createdAt),
           text(key.expiresAt),
-          text(key.revokedAt)
+          text(key.revokedAt),
+          scopesText(key.scopes)
         ]
       )
       await insertAudit(client, audit)
@@ -129,7 +130,7 @@ export class PostgresKeys implements KeyStore {
     changes: KeyChanges,
     audit: (before: ApiKeyRecord, after: ApiKeyRecord) => AuditEntry
   ): Promise<ApiKeyRecord | undefined> {
-    const fields = Object.entries(changes).filter(([, value]) => value !== undefined) as Array<[keyof KeyChanges, string | number | null]>
+    const fields = changedValues(changes)
     const set = fields.map(([field], i) => `${CHANGED_COLUMNS[field]} = ${field === 'expiresAt' ? fromMs(`$${i + 2}`) : `$${i + 2}`}`)
     // `SET id = id` leaves the key as it is (and still audits the request) when nothing is given.
     const sql = `UPDATE api_keys SET ${set.length === 0 ? 'id = id' : set.join(', ')} WHERE id = $1 RETURNING ${KEY_COLUMNS}`

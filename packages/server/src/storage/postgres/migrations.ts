@@ -188,5 +188,12 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
         DROP CONSTRAINT audit_events_target_type_check,
         ADD CONSTRAINT audit_events_target_type_check CHECK (target_type IN ('key', 'operator', 'plan', 'customer'));
     `
+  },
+  {
+    version: 8,
+    name: 'scopes of api keys',
+    // Only adds: a key the previous release creates during a rolling upgrade gets both scopes,
+    // as every key before it. Space-separated, as an OAuth scope parameter.
+    sql: `ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'pets:read pets:write';`
   }
 ]

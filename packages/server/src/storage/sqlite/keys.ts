@@ -1,11 +1,11 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite'
 import type { AuditEntry } from '../audit/types.ts'
 import type { KeyPageQuery } from '../keys/page.ts'
-import { CHANGED_COLUMNS, keyFromRow, type KeyRow } from '../keys/row.ts'
+import { CHANGED_COLUMNS, changedValues, keyFromRow, scopesText, type KeyRow } from '../keys/row.ts'
 import type { ApiKeyRecord, KeyChanges, KeyMatch, KeyStore } from '../keys/types.ts'
 import { inTransaction, insertAudit } from './audit.ts'
 
-const KEY_COLUMNS = 'id, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at, previous_secret_expires_at'
+const KEY_COLUMNS = 'id, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at, previous_secret_expires_at, scopes'
 
 const toKey = (row: KeyRow<number>): ApiKeyRecord => keyFromRow(row, (value) => value)
 
@@ -46,10 +46,22 @@ export class SqliteKeys implements KeyStore {
     inTransaction(this.#db, () => {
       this.#db
         .prepare(
-          `INSERT INTO api_keys (id, secret_hash, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+          `INSERT INTO api_keys (id, secret_hash, prefix, name, plan, per_minute, per_day, created_at, expires_at, revoked_at, scopes)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
         )
-        .run(key.id, secretHash, key.prefix, key.name, key.plan, key.perMinute, key.perDay, key.createdAt, key.expiresAt, key.revokedAt)
+        .run(
+          key.id,
+          secretHash,
+          key.prefix,
+          key.name,
+          key.plan,
+          key.perMinute,
+          key.perDay,
+          key.createdAt,
+          key.expiresAt,
+          key.revokedAt,
+          scopesText(key.scopes)
+        )
       insertAudit(this.#db, audit)
     })
   }
@@ -97,7 +109,7 @@ export class SqliteKeys implements KeyStore {
     changes: KeyChanges,
     audit: (before: ApiKeyRecord, after: ApiKeyRecord) => AuditEntry
   ): Promise<ApiKeyRecord | undefined> {
-    const fields = Object.entries(changes).filter(([, value]) => value !== undefined) as Array<[keyof KeyChanges, string | number | null]>
+    const fields = changedValues(changes)
     // `SET id = id` leaves the key as it is (and still audits the request) when nothing is given.
     const set = fields.length === 0 ? 'id = id' : fields.map(([field]) => `${CHANGED_COLUMNS[field]} = ?`).join(', ')
     return inTransaction(this.#db, () => {

@@ -219,5 +219,12 @@ export const SQLITE_MIGRATIONS: Migration[] = [
       CREATE INDEX audit_events_actor_id ON audit_events (actor_id, id);
       CREATE INDEX audit_events_actor_name ON audit_events (actor_name, id);
     `
+  },
+  {
+    version: 8,
+    name: 'scopes of api keys',
+    // Space-separated (an OAuth scope parameter); keys made before it, and by a release that
+    // does not know it, get both scopes.
+    sql: `ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'pets:read pets:write';`
   }
 ]
