@@ -1,12 +1,11 @@
 import { parseArgs } from 'node:util'
-import type { Plan } from '@animal-store/contract'
 import { compose } from '../compose.ts'
 import type { Config } from '../config.ts'
 import type { PlanLimitsInput, UpdatePlanInput } from '../domain/plans/changes.ts'
 import { PlanExistsError, PlanInputError, PlanInUseError, PlanNotFoundError, type PlanField } from '../domain/plans/errors.ts'
 import type { PlanService } from '../domain/plans/service.ts'
 import { osUser } from './os-user.ts'
-import { alignedTable } from './text-table.ts'
+import { limitsText, table } from './plans-table.ts'
 import { UsageError } from './usage-error.ts'
 
 export const PLANS_HELP = `Usage: animal-store plans <command> [options]
@@ -153,25 +152,6 @@ async function updateInput(plans: PlanService, id: string, values: Values): Prom
     }
   }
   return input
-}
-
-const limitsText = (plan: Plan) =>
-  plan.limits === null
-    ? 'custom: each customer on it carries its own limits'
-    : // No monthly quota in this release (perMonth is always null).
-      `${plan.limits.perMinute}/min, ${plan.limits.perDay}/day, no monthly quota`
-
-/** `plans list` for people: one aligned row per plan. */
-function table(plans: readonly Plan[]): string {
-  const rows = plans.map((p) => [
-    p.id,
-    p.name,
-    p.limits === null ? 'custom' : String(p.limits.perMinute),
-    p.limits === null ? 'custom' : String(p.limits.perDay),
-    p.limits === null ? 'custom' : p.limits.perMonth === null ? '-' : String(p.limits.perMonth),
-    String(p.customers)
-  ])
-  return alignedTable(['ID', 'NAME', 'PER MINUTE', 'PER DAY', 'PER MONTH', 'CUSTOMERS'], rows)
 }
 
 export async function plansCommand(config: Config, argv: string[]): Promise<void> {
