@@ -3,6 +3,7 @@ import { withScope, type KeyFormValues } from '../key-form-values.ts'
 import { SCOPE_NAMES, scopeHint } from '../labels.ts'
 import { isCustomPlan, planOptions, usePlanList } from '../plans.ts'
 import type { Zone } from '../time.ts'
+import { LimitField } from '../components/limit-field.tsx'
 
 interface KeyFieldsProps {
   values: KeyFormValues
@@ -91,35 +92,5 @@ function ScopeFields({ id, values, onChange, mode }: Omit<KeyFieldsProps, 'zone'
             : 'A call outside its scopes is refused (403).'}
       </p>
     </fieldset>
-  )
-}
-
-interface LimitFieldProps {
-  id: string
-  label: string
-  value: string
-  onInput: (event: Event) => void
-  required: boolean
-  /** The id of the hint that describes both limits. */
-  hint: string
-}
-
-/** A whole number of requests, at least 1. */
-function LimitField({ id, label, value, onInput, required, hint }: LimitFieldProps) {
-  return (
-    <>
-      <label for={id}>{label}</label>
-      <input
-        id={id}
-        type="number"
-        min={1}
-        step={1}
-        inputMode="numeric"
-        required={required}
-        value={value}
-        onInput={onInput}
-        aria-describedby={hint}
-      />
-    </>
   )
 }

@@ -7,6 +7,7 @@ import { useAction } from '../hooks/use-action.ts'
 import { count } from '../labels.ts'
 import { EMPTY_PLAN_FORM, newPlanOf, planFormOf, planPatchOf, type PlanFormValues } from '../plan-form-values.ts'
 import { useSession } from '../session.ts'
+import { LimitField } from '../components/limit-field.tsx'
 
 interface PlanFieldsProps {
   values: PlanFormValues
@@ -56,8 +57,24 @@ function PlanFields({ values, onChange, mode }: PlanFieldsProps) {
       </label>
       {!values.custom && (
         <>
-          <LimitField id={`${id}-minute`} label="Per minute" value={values.perMinute} onInput={set('perMinute')} hint={`${id}-limits`} />
-          <LimitField id={`${id}-day`} label="Per day" value={values.perDay} onInput={set('perDay')} hint={`${id}-limits`} />
+          <LimitField
+            id={`${id}-minute`}
+            label="Per minute"
+            value={values.perMinute}
+            onInput={set('perMinute')}
+            required
+            max={1_000_000_000}
+            hint={`${id}-limits`}
+          />
+          <LimitField
+            id={`${id}-day`}
+            label="Per day"
+            value={values.perDay}
+            onInput={set('perDay')}
+            required
+            max={1_000_000_000}
+            hint={`${id}-limits`}
+          />
         </>
       )}
       <p class="hint" id={`${id}-limits`}>
@@ -66,34 +83,6 @@ function PlanFields({ values, onChange, mode }: PlanFieldsProps) {
           : 'Requests a minute and a day, shared by every key on the plan. A change reaches them all within 5 seconds.'}
       </p>
     </div>
-  )
-}
-
-interface LimitFieldProps {
-  id: string
-  label: string
-  value: string
-  onInput: (event: Event) => void
-  hint: string
-}
-
-function LimitField({ id, label, value, onInput, hint }: LimitFieldProps) {
-  return (
-    <>
-      <label for={id}>{label}</label>
-      <input
-        id={id}
-        type="number"
-        min={1}
-        max={1_000_000_000}
-        step={1}
-        inputMode="numeric"
-        required
-        value={value}
-        onInput={onInput}
-        aria-describedby={hint}
-      />
-    </>
   )
 }
 

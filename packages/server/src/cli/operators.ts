@@ -5,6 +5,7 @@ import type { Config } from '../config.ts'
 import { OperatorInputError, OperatorNotFoundError } from '../domain/operators/service.ts'
 import { osUser } from './os-user.ts'
 import { alignedTable } from './text-table.ts'
+import { subcommand } from './parse-command.ts'
 import { UsageError } from './usage-error.ts'
 
 export const OPERATORS_HELP = `Usage: animal-store operators <command> [options]
@@ -52,14 +53,9 @@ function parse(command: string, args: string[]): { values: { role?: string; name
 }
 
 export async function operatorsCommand(config: Config, argv: string[]): Promise<void> {
-  const [command, ...rest] = argv
-  if (command === undefined || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(OPERATORS_HELP)
-    if (command === undefined) throw new UsageError('operators needs a command: create, list or revoke')
-    return
-  }
-  if (COMMANDS[command] === undefined)
-    throw new UsageError(`unknown operators command ${JSON.stringify(command)}: expected create, list or revoke`)
+  const asked = subcommand('operators', argv, OPERATORS_HELP, Object.keys(COMMANDS))
+  if (asked === undefined) return
+  const { command, rest } = asked
   const { values, positionals } = parse(command, rest)
   const services = await compose(config, { role: 'cli' })
   const actor = osUser()

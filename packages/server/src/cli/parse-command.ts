@@ -20,3 +20,27 @@ export function parseCommand(command: string, args: string[], positionals: strin
     )
   return { json: parsed.values.json === true, values: given }
 }
+
+/** "a, b or c". */
+const either = (names: readonly string[]) => (names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`)
+
+/**
+ * The command of `animal-store <group> <command> ...` (`plans create ...`) with its arguments,
+ * or undefined when help was asked for and printed; none given prints the help and is a
+ * UsageError, as is a command not in `commands`.
+ */
+export function subcommand(
+  group: string,
+  argv: readonly string[],
+  help: string,
+  commands: readonly string[]
+): { command: string; rest: string[] } | undefined {
+  const [command, ...rest] = argv
+  if (command === undefined || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(help)
+    if (command === undefined) throw new UsageError(`${group} needs a command: ${either(commands)}`)
+    return undefined
+  }
+  if (!commands.includes(command)) throw new UsageError(`unknown ${group} command ${JSON.stringify(command)}: expected ${either(commands)}`)
+  return { command, rest }
+}

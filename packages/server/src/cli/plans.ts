@@ -6,6 +6,7 @@ import { PlanExistsError, PlanInputError, PlanInUseError, PlanNotFoundError, typ
 import type { PlanService } from '../domain/plans/service.ts'
 import { osUser } from './os-user.ts'
 import { limitsText, table } from './plans-table.ts'
+import { subcommand } from './parse-command.ts'
 import { UsageError } from './usage-error.ts'
 
 export const PLANS_HELP = `Usage: animal-store plans <command> [options]
@@ -155,14 +156,9 @@ async function updateInput(plans: PlanService, id: string, values: Values): Prom
 }
 
 export async function plansCommand(config: Config, argv: string[]): Promise<void> {
-  const [command, ...rest] = argv
-  if (command === undefined || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(PLANS_HELP)
-    if (command === undefined) throw new UsageError('plans needs a command: list, create, update or delete')
-    return
-  }
-  if (COMMANDS[command] === undefined)
-    throw new UsageError(`unknown plans command ${JSON.stringify(command)}: expected list, create, update or delete`)
+  const asked = subcommand('plans', argv, PLANS_HELP, Object.keys(COMMANDS))
+  if (asked === undefined) return
+  const { command, rest } = asked
   const { values, id } = parse(command, rest)
   // Everything the command line alone can tell is checked before the database is opened.
   let created: { name: string; limits: PlanLimitsInput | null } | undefined
