@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -12,10 +12,11 @@ import { createSchema, postgresUnavailable } from '../helpers/postgres.ts'
 import { redisPrefix, redisUnavailable, TEST_REDIS_URL } from '../helpers/redis.ts'
 import { freePort, tempDir } from '../helpers/temp.ts'
 
-// The release before plans and scopes: a database it made is upgraded in place by this build, and
-// on PostgreSQL it keeps serving from the database this build migrated (rolling upgrades).
-const PREVIOUS = '3674330'
+// The previous release (deploy/UPGRADE_FROM): a database it made is upgraded in place by this
+// build, and on PostgreSQL it keeps serving from the database this build migrated while the load
+// moves over (rolling upgrades).
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url))
+const PREVIOUS = readFileSync(join(REPO, 'deploy/UPGRADE_FROM'), 'utf8').trim()
 const git = (args: string[], cwd = REPO) => spawnSync('git', args, { cwd, encoding: 'utf8' })
 
 function unavailable(): string | undefined {
@@ -188,6 +189,90 @@ describe(`upgrading in place from ${PREVIOUS}`, { skip: reason ?? false }, () =>
         ]
       )
       assert.equal((await old.call('/v1/pets', free.key)).status, 200, 'the previous release still answers after this one started')
+    }
+  )
+  test(
+    'PostgreSQL under load: start this build beside the previous one, move the load, stop the old one',
+    { skip: pgReason ?? false },
+    async (t) => {
+      const schema = await createSchema()
+      t.after(() => schema.drop())
+      const env = { DATABASE_URL: schema.url, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix(t) }
+      assert.equal((await runCli(['migrate'], env, previousBin)).code, 0)
+      const { free, banned, old } = await keysOfThePreviousRelease(t, env)
+      const { token } = await json<{ token: string }>(
+        ['operators', 'create', '--role', 'admin', '--name', 'Ada', '--json'],
+        env,
+        previousBin
+      )
+      recordIssuedKey(token)
+      const busy = await json<{ key: string }>(
+        ['keys', 'create', '--plan', 'enterprise', '--per-minute', '1000000', '--per-day', '100000000', '--json'],
+        env,
+        previousBin
+      )
+      recordIssuedKey(busy.key)
+
+      // Steady load: keyed reads and creates with an Idempotency-Key, four at a time, on whichever instance is current.
+      let target = old
+      let stopped = false
+      const answers: Array<{ by: string; status: number }> = []
+      const created: string[] = []
+      const worker = async (n: number) => {
+        for (let i = 0; !stopped; i++) {
+          const instance = target
+          const by = instance === old ? 'previous' : 'this build'
+          const read = await instance.call('/v1/pets?limit=5', busy.key)
+          answers.push({ by, status: read.status })
+          await read.arrayBuffer()
+          const write = await instance.call('/v1/pets', busy.key, {
+            method: 'POST',
+            headers: { 'idempotency-key': `upgrade-${n}-${i}` },
+            body: JSON.stringify({ name: `Pet ${n}-${i}`, categoryId: 1 })
+          })
+          answers.push({ by, status: write.status })
+          if (write.status === 201) created.push(String(((await write.json()) as { id: number | string }).id))
+          else await write.arrayBuffer()
+          await new Promise((resolve) => setTimeout(resolve, 5))
+        }
+      }
+      const load = Promise.all([0, 1, 2, 3].map(worker))
+      /** Resolves once `predicate` holds, checked every 20 ms; fails after 60 s (the load stopped making progress). */
+      const until = (predicate: () => boolean, what: string) =>
+        new Promise<void>((resolve, reject) => {
+          const deadline = Date.now() + 60_000
+          const check = setInterval(() => {
+            if (predicate()) resolve()
+            else if (Date.now() > deadline) reject(new Error(`timed out waiting for ${what}`))
+            else return
+            clearInterval(check)
+          }, 20)
+        })
+      await until(() => created.length >= 20, '20 creates on the previous release')
+
+      const now = await serve(t, env) // migrates at start, beside the previous release
+      target = now
+      const movedAt = created.length
+      await until(() => created.length >= movedAt + 20, '20 creates on this build')
+      old.child.kill('SIGTERM')
+      assert.equal(await old.exited, 0, 'the previous release drained and exited 0')
+      await until(() => created.length >= movedAt + 40, '20 more after the previous release stopped')
+      stopped = true
+      await load
+
+      const failed = answers.filter((answer) => answer.status >= 500)
+      assert.deepEqual(failed, [], 'no 5xx from either release')
+      assert.ok(answers.some((a) => a.by === 'previous') && answers.some((a) => a.by === 'this build'), 'both served load')
+      for (const id of created) assert.equal((await now.call(`/v1/pets/${id}`, busy.key)).status, 200, `created pet ${id} is readable`)
+      assert.equal((await now.call('/v1/pets', free.key)).status, 200, 'a key of the previous release is accepted')
+      assert.equal(
+        ((await (await now.call('/v1/pets', banned.key)).json()) as { code: string }).code,
+        'api_key_banned',
+        'its ban carried over'
+      )
+      assert.match((await now.call('/v1/pets', free.key)).headers.get('ratelimit') ?? '', /"day";r=995;/, 'its day carried over')
+      const admin = await now.admin('/admin/v1/keys?limit=1', token)
+      assert.equal(admin.status, 200, 'an operator token of the previous release is accepted')
     }
   )
 })
