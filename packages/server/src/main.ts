@@ -1,5 +1,6 @@
 import { BACKUP_HELP, backupCommand } from './cli/backup.ts'
 import { CHECK_HELP, checkCommand } from './cli/check.ts'
+import { HEALTHCHECK_HELP, healthcheckCommand } from './cli/healthcheck.ts'
 import { keysCommand, KEYS_HELP } from './cli/keys.ts'
 import { operatorsCommand, OPERATORS_HELP } from './cli/operators.ts'
 import { plansCommand, PLANS_HELP } from './cli/plans.ts'
@@ -24,6 +25,8 @@ Commands:
                      (animal-store help backup).
   check              Checks the database and whether this build can serve its schema, without
                      changing it (animal-store help check).
+  healthcheck        Exits 0 when the local serve process answers /readyz 200, 1 otherwise
+                     (animal-store help healthcheck).
   openapi            Prints the OpenAPI 3.1 document.
 
 Configuration comes from the environment (the README's table gives defaults and meanings):
@@ -45,6 +48,7 @@ ${KEYS_HELP}`
 const COMMAND_HELP: Record<string, string> = {
   backup: BACKUP_HELP,
   check: CHECK_HELP,
+  healthcheck: HEALTHCHECK_HELP,
   keys: KEYS_HELP,
   operators: OPERATORS_HELP,
   plans: PLANS_HELP
@@ -82,6 +86,8 @@ async function main(argv: string[]): Promise<void> {
       return plansCommand(config, rest)
     case 'backup':
       return backupCommand(config, rest)
+    case 'healthcheck':
+      return healthcheckCommand(config, rest)
     case 'check':
       return checkCommand(config, rest)
     case 'openapi':
@@ -89,7 +95,7 @@ async function main(argv: string[]): Promise<void> {
       return
     default:
       throw new UsageError(
-        `unknown command ${JSON.stringify(command)}: expected serve, migrate, keys, operators, plans, backup, check or openapi (see animal-store help)`
+        `unknown command ${JSON.stringify(command)}: expected serve, migrate, keys, operators, plans, backup, check, healthcheck or openapi (see animal-store help)`
       )
   }
 }

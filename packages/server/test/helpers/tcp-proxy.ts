@@ -1,4 +1,5 @@
 import { connect, createServer, type Server, type Socket } from 'node:net'
+import { freePort } from './temp.ts'
 
 /**
  * A TCP forwarder in front of a real server, so a test can take "the database" away and bring
@@ -18,11 +19,8 @@ export class TcpProxy {
   }
 
   static async start(target: { host: string; port: number }): Promise<TcpProxy> {
-    const probe = createServer()
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-    const { port } = probe.address() as { port: number }
-    await new Promise((resolve) => probe.close(resolve))
-    const proxy = new TcpProxy(port, target)
+    // A port below the ephemeral range, so that it stays free while the proxy is down between tests' cuts.
+    const proxy = new TcpProxy(await freePort(), target)
     await proxy.up()
     return proxy
   }
