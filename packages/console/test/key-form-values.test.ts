@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { SCOPES, type Key } from '@animal-store/contract'
-import { EMPTY_KEY_FORM, formOf, newKeyOf, patchOf, withScope } from '../src/key-form-values.ts'
+import { EMPTY_KEY_FORM, formOf, newKeyOf, patchOf, withScope } from '../src/keys/form-values.ts'
 import { SCOPE_NAMES } from '../src/labels.ts'
 
 const KEY: Key = {

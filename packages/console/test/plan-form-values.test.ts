@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Plan } from '@animal-store/contract'
-import { EMPTY_PLAN_FORM, newPlanOf, planFormOf, planPatchOf } from '../src/plan-form-values.ts'
-import { planLabel, planOptions, starterPlan } from '../src/plan-choices.ts'
+import { EMPTY_PLAN_FORM, newPlanOf, planFormOf, planPatchOf } from '../src/plans/form-values.ts'
+import { planLabel, planOptions, starterPlan } from '../src/plans/choices.ts'
 
 const at = '2026-10-01T09:30:00.000Z'
 const PLANS: Plan[] = [

@@ -1,4 +1,4 @@
-import { INT64_MARKER } from './int64.ts'
+import { INT64_MARKER } from './int64/values.ts'
 
 type JsonObject = Record<string, unknown>
 

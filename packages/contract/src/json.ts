@@ -1,4 +1,4 @@
-import { toInt64 } from './int64.ts'
+import { toInt64 } from './int64/values.ts'
 
 // Sixteen digits in a row is the shortest literal that can exceed 2^53; below that
 // JSON.parse is exact and we keep its fast path.

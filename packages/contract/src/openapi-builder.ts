@@ -1,6 +1,6 @@
 import type { TSchema } from 'typebox'
 import { RESPONSE_HEADERS, type ResponseHeaderName } from './headers.ts'
-import { INT64_STRING_MEDIA_TYPE, int64sToStrings } from './int64-strings.ts'
+import { INT64_STRING_MEDIA_TYPE, int64sToStrings } from './int64/strings.ts'
 import { toJsonSchema } from './json-schema.ts'
 import { errorCodesIn, statusesOf, type OperationSpec } from './operation-spec.ts'
 

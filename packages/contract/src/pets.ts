@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox'
-import { PositiveInt64 } from './int64.ts'
+import { PositiveInt64 } from './int64/values.ts'
 import { DOCUMENTED_ONLY } from './json-schema.ts'
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const

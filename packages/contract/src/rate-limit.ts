@@ -1,5 +1,14 @@
 import Type, { type Static } from 'typebox'
-import { PLAN_ID_PATTERN } from './admin/plans.ts'
+import { PLAN_ID_PATTERN } from './admin/plans/schemas.ts'
+
+/** A pair of limits: requests per UTC minute and per UTC day. */
+export interface Limits {
+  perMinute: number
+  perDay: number
+}
+
+/** What a request without a key may make, per client address: SPEC.md's Free numbers, whatever the free plan becomes. */
+export const ANONYMOUS_LIMITS: Limits = { perMinute: 60, perDay: 1_000 }
 
 export const RateLimitWindowName = Type.Enum(['minute', 'day'], { description: 'The window: a UTC-aligned minute or day' })
 

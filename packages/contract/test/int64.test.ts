@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { INT64_MAX, parsePositiveInt64 } from '../src/int64.ts'
+import { INT64_MAX, parsePositiveInt64 } from '../src/int64/values.ts'
 
 // The reference: exact bigint arithmetic, a number only where it is a safe integer.
 function reference(text: string): number | bigint | undefined {

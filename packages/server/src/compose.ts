@@ -8,21 +8,17 @@ import { openDatabase, openRedis } from './compose/backends.ts'
 import { cliCounters, servingCounters } from './compose/counters.ts'
 import { childSpansOf, tracedCounters, tracedStorage } from './tracing/traced-stores.ts'
 import { usageHistory } from './compose/usage.ts'
+import { petParts } from './compose/pets.ts'
 import type { Config } from './config.ts'
-import { IdempotencyService } from './domain/pets/idempotency.ts'
 import { KeyCache } from './domain/keys/cache.ts'
-import { PetService } from './domain/pets/service.ts'
 import { Authenticator } from './http/services/authenticator.ts'
-import { CachedPages } from './http/services/page-cache.ts'
 import { Metrics } from './http/services/metrics.ts'
 import { SpeculativeReads } from './http/services/speculative-reads.ts'
 import { RateLimiter } from './limits/rate-limiter.ts'
 import type { CounterStore } from './limits/types.ts'
 import type { ReadinessCheck } from './routes/health.ts'
-import { renderedPages } from './routes/pets/rendered-pages.ts'
 import type { CliServices, Services } from './services.ts'
 import type { SqliteStorage } from './storage/sqlite/index.ts'
-import type { PetStore, PetsVersion } from './storage/pets/types.ts'
 import type { Storage } from './storage/types.ts'
 
 /** Replaceable parts a test (or a benchmark) hands in; everything else follows from the config. */
@@ -40,15 +36,6 @@ export interface ComposeOptions {
   /** How often usage counts are added to the database (default 10 s). */
   usageFlushIntervalMs?: number
 }
-
-/** How often completed Idempotency-Key records older than 24 hours are swept out. */
-const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60 * 1000
-/**
- * How long a page read from a store other instances write is reused at most. Every create
- * made through the service changes the marker at once; this bounds what it cannot see: a
- * change made outside the service (SQL by hand) or a marker write that failed.
- */
-export const SHARED_PAGE_MAX_AGE_MS = 2000
 
 /** `work` run on the first call only; every call gets its promise. */
 function once(work: () => Promise<void>): () => Promise<void> {
@@ -133,27 +120,12 @@ async function composeServe(
   const readiness: Record<string, ReadinessCheck> = { database: () => storage.ping(), ...serving?.readiness }
   const stores = tracing === undefined ? storage : tracedStorage(storage, tracing, system)
 
-  // The pets' version, where one can be known: this process's own writes on the embedded file;
-  // with PostgreSQL, a marker in Redis that every instance's creates change.
-  let petStore: PetStore = stores.pets
-  let version: PetsVersion | undefined = sqlite?.pets
-  let maxAgeMs: number | undefined
-  if (sqlite === undefined && redis !== undefined) {
-    const { MarkedPetStore, RedisChangeMarker } = await import('./storage/redis/change-marker.ts')
-    // On the connection the counters already keep open.
-    const marker = new RedisChangeMarker(redis.redis, config.redisKeyPrefix)
-    petStore = new MarkedPetStore(stores.pets, marker)
-    version = marker
-    maxAgeMs = SHARED_PAGE_MAX_AGE_MS
-  }
-
-  const idempotency = new IdempotencyService(stores.idempotency, clock)
-  const pets = new PetService(petStore, { clock, idempotency, locationOf: (pet) => `${config.publicBaseUrl}/pets/${String(pet.id)}` })
-  const rendered = renderedPages(pets, config.publicBaseUrl)
-  const pages =
-    version === undefined || config.pageCacheEntries === 0
-      ? rendered
-      : new CachedPages(rendered, version, clock, { maxEntries: config.pageCacheEntries, maxAgeMs })
+  const { pets, pages, purge } = await petParts(config, clock, logger, {
+    pets: stores.pets,
+    idempotency: stores.idempotency,
+    sqlite,
+    redis
+  })
   const usage = usageHistory(storage.usage, clock, logger, { flushIntervalMs: options.usageFlushIntervalMs })
   // Every plan's limits in memory before the first request, read again every 2 s (a change on another instance).
   const planBook = new PlanBook(storage.plans)
@@ -173,12 +145,6 @@ async function composeServe(
     keyChanged: (id) => keyCache.forget(id)
   })
   const { directory, audit } = operatorReads(stores.keys, storage, clock, { counters, views, usage: usage.service })
-
-  // Replayable responses are kept 24 hours; older ones are swept out every 10 minutes.
-  const purge = setInterval(() => {
-    idempotency.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'could not purge expired idempotency keys'))
-  }, IDEMPOTENCY_PURGE_INTERVAL_MS)
-  purge.unref()
 
   return {
     config,

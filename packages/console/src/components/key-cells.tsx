@@ -1,7 +1,7 @@
 import type { Key } from '@animal-store/contract'
 import { Fragment } from 'preact'
-import { keyTitle } from '../key-state.ts'
-import { planLabel, usePlanList } from '../plans.ts'
+import { keyTitle } from '../keys/state.ts'
+import { planLabel, usePlanList } from '../plans/context.ts'
 import { keyHref } from '../routes.ts'
 
 /** The first cells of a key's row in every table: its name (the row's header, a link to its page), its id and its plan. */

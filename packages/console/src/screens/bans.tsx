@@ -9,7 +9,7 @@ import { Time } from '../components/time.tsx'
 import { useApiData } from '../hooks/use-api-data.ts'
 import { useAction } from '../hooks/use-action.ts'
 import { useNow } from '../hooks/timers.ts'
-import { keyTitle } from '../key-state.ts'
+import { keyTitle } from '../keys/state.ts'
 import { useSession, useView } from '../session.ts'
 import { isoInZone, timeLeft, type Zone } from '../time.ts'
 

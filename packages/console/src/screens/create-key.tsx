@@ -1,13 +1,13 @@
 import type { KeyWithSecret } from '@animal-store/contract'
 import { useState } from 'preact/hooks'
-import { Dialog } from '../components/dialog.tsx'
+import { Dialog } from '../components/dialogs/dialog.tsx'
 import { ErrorAlert } from '../components/notices.tsx'
 import { SecretOnce } from '../components/secret-once.tsx'
 import { useAction } from '../hooks/use-action.ts'
-import { keyTitle } from '../key-state.ts'
-import { starterPlan, usePlanList } from '../plans.ts'
+import { keyTitle } from '../keys/state.ts'
+import { starterPlan, usePlanList } from '../plans/context.ts'
 import { useSession, useView } from '../session.ts'
-import { EMPTY_KEY_FORM, newKeyOf } from '../key-form-values.ts'
+import { EMPTY_KEY_FORM, newKeyOf } from '../keys/form-values.ts'
 import { KeyFields } from './key-fields.tsx'
 
 /** "Create key" and its dialog: the fields, then the new secret shown once until "Done". */

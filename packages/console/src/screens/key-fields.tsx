@@ -1,7 +1,7 @@
 import { useId } from 'preact/hooks'
-import { withScope, type KeyFormValues } from '../key-form-values.ts'
+import { withScope, type KeyFormValues } from '../keys/form-values.ts'
 import { SCOPE_NAMES, scopeHint } from '../labels.ts'
-import { isCustomPlan, planOptions, usePlanList } from '../plans.ts'
+import { isCustomPlan, planOptions, usePlanList } from '../plans/context.ts'
 import type { Zone } from '../time.ts'
 import { LimitField } from '../components/limit-field.tsx'
 

@@ -9,7 +9,7 @@ import {
   OperatorErrorBody,
   OperatorErrorCodeSchema
 } from './errors.ts'
-import { BannedKeys, Key, KeyLimits, KeyPatch, KeyRotation, Keys, KeyWithSecret, NewKey } from './keys.ts'
+import { BannedKeys, Key, KeyLimits, KeyPatch, KeyRotation, Keys, KeyWithSecret, NewKey } from './keys/schemas.ts'
 import { ADMIN_COMMON_ERRORS, ADMIN_OPERATIONS } from './operations.ts'
 import { Operator } from './operators.ts'
 import { TopKey, TopKeys, UsageBucket, UsageBuckets } from './usage.ts'

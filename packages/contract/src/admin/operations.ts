@@ -1,11 +1,11 @@
-import { createKey, getKey, listKeys, revokeKey, rotateKey, unbanKey, updateKey } from './key-operations.ts'
+import { createKey, getKey, listKeys, revokeKey, rotateKey, unbanKey, updateKey } from './keys/operations.ts'
 import type { AdminOperationSpec } from './operation.ts'
-import { createPlan, deletePlan, listPlans, updatePlan } from './plan-operations.ts'
+import { createPlan, deletePlan, listPlans, updatePlan } from './plans/operations.ts'
 import { getCurrentOperator, getKeyUsage, getUsage, listAuditEvents, listBans, listTopKeys } from './report-operations.ts'
 
 export { ADMIN_COMMON_ERRORS, type AdminOperationSpec } from './operation.ts'
-export * from './key-operations.ts'
-export * from './plan-operations.ts'
+export * from './keys/operations.ts'
+export * from './plans/operations.ts'
 export * from './report-operations.ts'
 
 export const ADMIN_OPERATIONS: readonly AdminOperationSpec[] = [

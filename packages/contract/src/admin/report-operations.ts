@@ -1,7 +1,7 @@
 import { NoQuery } from '../pets.ts'
 import { AuditEvents, ListAuditQuery } from './audit.ts'
 import { EXAMPLE_AUDIT_EVENT, EXAMPLE_BANNED_KEY, EXAMPLE_BUCKETS, EXAMPLE_KEY, EXAMPLE_OPERATOR } from './examples.ts'
-import { BannedKeys, KeyIdParams } from './keys.ts'
+import { BannedKeys, KeyIdParams } from './keys/schemas.ts'
 import { operation } from './operation.ts'
 import { Operator } from './operators.ts'
 import { TopKeys, TopKeysQuery, UsageBuckets, UsageQuery } from './usage.ts'

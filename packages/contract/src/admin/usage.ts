@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox'
-import { Key } from './keys.ts'
+import { Key } from './keys/schemas.ts'
 import { Count, Timestamp } from './time.ts'
 
 export const GRANULARITIES = ['minute', 'hour', 'day'] as const

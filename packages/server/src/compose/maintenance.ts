@@ -7,7 +7,7 @@ import type { DatabaseReport } from '../storage/database-report.ts'
 /** Checks the configured database (`animal-store check`). */
 export async function checkDatabase(config: Config): Promise<DatabaseReport> {
   if (config.database.kind === 'sqlite') {
-    const { inspectSqliteFile } = await import('../storage/sqlite/inspect.ts')
+    const { inspectSqliteFile } = await import('../storage/sqlite/maintenance/inspect.ts')
     return inspectSqliteFile(config.database.path)
   }
   const { checkPostgres } = await import('../storage/postgres/check.ts')
@@ -16,6 +16,6 @@ export async function checkDatabase(config: Config): Promise<DatabaseReport> {
 
 /** A consistent, checked copy of the embedded SQLite file at `target` (`animal-store backup`). */
 export async function backupSqlite(path: string, target: string): Promise<{ path: string; bytes: number; report: DatabaseReport }> {
-  const { backupSqliteFile } = await import('../storage/sqlite/backup.ts')
+  const { backupSqliteFile } = await import('../storage/sqlite/maintenance/backup.ts')
   return backupSqliteFile(path, target)
 }

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, truncateSync, writeFileSync } fr
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { describe, test } from 'node:test'
-import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts'
+import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations/list.ts'
 import { backendSkip, postgresBackend } from '../helpers/backends.ts'
 import { runCli } from '../helpers/cli.ts'
 import { adminQuery, createSchema } from '../helpers/postgres.ts'

@@ -1,4 +1,4 @@
-import { INT64_MARKER, parsePositiveInt64 } from './int64.ts'
+import { INT64_MARKER, parsePositiveInt64 } from './values.ts'
 
 /**
  * The opt-in representation of int64 values as JSON strings, for clients whose JSON parser

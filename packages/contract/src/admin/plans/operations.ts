@@ -1,8 +1,8 @@
 import Type from 'typebox'
-import { NoQuery } from '../pets.ts'
-import { EXAMPLE_PLAN } from './examples.ts'
-import { BODY_ERRORS, operation } from './operation.ts'
-import { NewPlan, Plan, PlanIdParams, PlanPatch, Plans } from './plans.ts'
+import { NoQuery } from '../../pets.ts'
+import { EXAMPLE_PLAN } from '../examples.ts'
+import { BODY_ERRORS, operation } from '../operation.ts'
+import { NewPlan, Plan, PlanIdParams, PlanPatch, Plans } from './schemas.ts'
 
 // The operator API's operations on plans: list, create, change, delete.
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { chmodSync, closeSync, fsyncSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { backup, DatabaseSync } from 'node:sqlite'
-import type { DatabaseReport } from '../database-report.ts'
+import type { DatabaseReport } from '../../database-report.ts'
 import { inspectSqliteFile } from './inspect.ts'
 
 /**

@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { backupSqlite } from '../compose/maintenance.ts'
-import { describeDatabase, type Config } from '../config.ts'
-import { parseCommand } from './parse-command.ts'
-import { UsageError } from './usage-error.ts'
+import { backupSqlite } from '../../compose/maintenance.ts'
+import { describeDatabase, type Config } from '../../config.ts'
+import { parseCommand } from '../parse-command.ts'
+import { UsageError } from '../usage-error.ts'
 
 export const BACKUP_HELP = `Usage: animal-store backup <file> [--json]
 

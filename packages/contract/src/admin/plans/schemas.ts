@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox'
-import { DOCUMENTED_ONLY } from '../json-schema.ts'
-import { Count, Timestamp } from './time.ts'
+import { DOCUMENTED_ONLY } from '../../json-schema.ts'
+import { Count, Timestamp } from '../time.ts'
 
 export const PLAN_ID_PATTERN = '^[a-z][a-z0-9-]{0,31}$'
 export const PLAN_NAME_MAX_LENGTH = 100

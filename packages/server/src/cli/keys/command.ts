@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util'
-import { compose } from '../compose.ts'
-import type { Config } from '../config.ts'
-import { KeyInputError, KeyNotFoundError, KeyRevokedError, type KeyTerm } from '../domain/keys/errors.ts'
-import { table, usageText } from './keys-table.ts'
-import { osUser } from './os-user.ts'
-import { UsageError } from './usage-error.ts'
+import { compose } from '../../compose.ts'
+import type { Config } from '../../config.ts'
+import { KeyInputError, KeyNotFoundError, KeyRevokedError, type KeyTerm } from '../../domain/keys/errors.ts'
+import { table, usageText } from './table.ts'
+import { osUser } from '../os-user.ts'
+import { UsageError } from '../usage-error.ts'
 
 export const KEYS_HELP = `Usage: animal-store keys <command> [options]
 

@@ -3,7 +3,7 @@
 import type { Plan } from '@animal-store/contract'
 import { createContext } from 'preact'
 import { useContext } from 'preact/hooks'
-import type { ApiData } from './hooks/use-api-data.ts'
+import type { ApiData } from '../hooks/use-api-data.ts'
 
 export const PlansContext = createContext<ApiData<Plan[]>>({ data: undefined, error: null, loading: true })
 
@@ -14,4 +14,4 @@ export function usePlanList(): readonly Plan[] {
   return usePlans().data ?? []
 }
 
-export { isCustomPlan, planLabel, planOptions, starterPlan } from './plan-choices.ts'
+export { isCustomPlan, planLabel, planOptions, starterPlan } from './choices.ts'

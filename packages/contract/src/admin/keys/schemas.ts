@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox'
-import { DOCUMENTED_ONLY } from '../json-schema.ts'
-import { PlanId } from './plans.ts'
-import { Count, NullableTimestamp, Timestamp } from './time.ts'
+import { DOCUMENTED_ONLY } from '../../json-schema.ts'
+import { PlanId } from '../plans/schemas.ts'
+import { Count, NullableTimestamp, Timestamp } from '../time.ts'
 
 export const KEY_ID_PATTERN = '^key_[0-9A-Za-z]{16}$'
 export const KEY_NAME_MAX_LENGTH = 200

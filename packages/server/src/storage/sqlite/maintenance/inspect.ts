@@ -1,8 +1,8 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
-import { judgeSchemaVersion } from '../schema-version.ts'
-import type { DatabaseReport } from '../database-report.ts'
-import { SQLITE_MIGRATIONS } from './migrations.ts'
+import { judgeSchemaVersion } from '../../schema-version.ts'
+import type { DatabaseReport } from '../../database-report.ts'
+import { SQLITE_MIGRATIONS } from '../migrations/list.ts'
 
 const HEADER_BYTES = 100
 const MAGIC = 'SQLite format 3\0'

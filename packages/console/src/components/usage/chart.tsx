@@ -1,11 +1,11 @@
 import type { Granularity, UsageBucket } from '@animal-store/contract'
 import { useEffect, useId, useRef } from 'preact/hooks'
 import uPlot from 'uplot'
-import { count } from '../labels.ts'
-import { useView } from '../session.ts'
-import { displayTime, isoInZone } from '../time.ts'
-import { ExportCsv } from './export-csv.tsx'
-import { followWidth, plotOptions, SERIES, stackedData } from './usage-plot.ts'
+import { count } from '../../labels.ts'
+import { useView } from '../../session.ts'
+import { displayTime, isoInZone } from '../../time.ts'
+import { ExportCsv } from '../export-csv.tsx'
+import { followWidth, plotOptions, SERIES, stackedData } from './plot.ts'
 
 type Outcome = (typeof SERIES)[number]['field']
 

@@ -1,5 +1,5 @@
 import type { Plan } from '@animal-store/contract'
-import { alignedTable } from './text-table.ts'
+import { alignedTable } from '../text-table.ts'
 
 /** A plan's limits in one phrase, for the lines `plans create` and `update` print. */
 export const limitsText = (plan: Plan) =>

@@ -3,8 +3,8 @@
 // of it was refused.
 import type { Granularity, UsageBucket } from '@animal-store/contract'
 import uPlot from 'uplot'
-import { count } from '../labels.ts'
-import { isoInZone, type Zone } from '../time.ts'
+import { count } from '../../labels.ts'
+import { isoInZone, type Zone } from '../../time.ts'
 
 /** One series per outcome, coloured by the CSS custom properties the legend's swatches use too. */
 export const SERIES = [

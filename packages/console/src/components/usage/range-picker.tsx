@@ -1,4 +1,4 @@
-import { RANGES, type UsageRange } from '../usage-range.ts'
+import { RANGES, type UsageRange } from '../../usage-range.ts'
 
 /** "1 hour", "24 hours", "7 days", "30 days": toggle buttons, the chosen one pressed. */
 export function RangePicker({ value, onChange }: { value: UsageRange; onChange: (range: UsageRange) => void }) {

@@ -1,6 +1,6 @@
 import type { RateLimitStatus } from '@animal-store/contract'
-import type { KeyView } from '../domain/keys/views.ts'
-import { alignedTable } from './text-table.ts'
+import type { KeyView } from '../../domain/keys/views.ts'
+import { alignedTable } from '../text-table.ts'
 
 /** `keys list` for people: one aligned row per key. */
 export function table(keys: KeyView[]): string {

@@ -1,6 +1,6 @@
 import type { Key, KeyPatch, NewKey, Scope } from '@animal-store/contract'
-import { SCOPE_NAMES } from './labels.ts'
-import { fromInputValue, toInputValue, type Zone } from './time.ts'
+import { SCOPE_NAMES } from '../labels.ts'
+import { fromInputValue, toInputValue, type Zone } from '../time.ts'
 
 /** The fields of the Create and Edit dialogs, as typed (numbers and the moment parsed on submit). */
 export interface KeyFormValues {

@@ -1,6 +1,6 @@
-import { checkDatabase } from '../compose/maintenance.ts'
-import { describeDatabase, type Config } from '../config.ts'
-import { parseCommand } from './parse-command.ts'
+import { checkDatabase } from '../../compose/maintenance.ts'
+import { describeDatabase, type Config } from '../../config.ts'
+import { parseCommand } from '../parse-command.ts'
 
 export const CHECK_HELP = `Usage: animal-store check [--json]
 
