@@ -80,6 +80,18 @@ async function keysOfThePreviousRelease(t: TestContext, env: Record<string, stri
   return { free, banned, revoked, old }
 }
 
+/** A schema of its own that the previous release migrated and serves, with its keys and an admin operator's token. */
+async function previousReleaseOnPostgres(t: TestContext) {
+  const schema = await createSchema()
+  t.after(() => schema.drop())
+  const env = { DATABASE_URL: schema.url, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix(t) }
+  assert.equal((await runCli(['migrate'], env, previousBin)).code, 0)
+  const keys = await keysOfThePreviousRelease(t, env)
+  const { token } = await json<{ token: string }>(['operators', 'create', '--role', 'admin', '--name', 'Ada', '--json'], env, previousBin)
+  recordIssuedKey(token)
+  return { env, token, ...keys }
+}
+
 describe(`upgrading in place from ${PREVIOUS}`, { skip: reason ?? false }, () => {
   before(
     () => {
@@ -139,18 +151,7 @@ describe(`upgrading in place from ${PREVIOUS}`, { skip: reason ?? false }, () =>
     'PostgreSQL: this build migrates while the previous release serves; both answer correctly after',
     { skip: pgReason ?? false },
     async (t) => {
-      const schema = await createSchema()
-      t.after(() => schema.drop())
-      const env = { DATABASE_URL: schema.url, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix(t) }
-      assert.equal((await runCli(['migrate'], env, previousBin)).code, 0)
-      const { free, banned, old } = await keysOfThePreviousRelease(t, env)
-
-      const { token } = await json<{ token: string }>(
-        ['operators', 'create', '--role', 'admin', '--name', 'Ada', '--json'],
-        env,
-        previousBin
-      )
-      recordIssuedKey(token)
+      const { env, free, banned, old, token } = await previousReleaseOnPostgres(t)
 
       const migrated = await runCli(['migrate'], env)
       assert.equal(migrated.code, 0, migrated.stderr)
@@ -195,17 +196,7 @@ describe(`upgrading in place from ${PREVIOUS}`, { skip: reason ?? false }, () =>
     'PostgreSQL under load: start this build beside the previous one, move the load, stop the old one',
     { skip: pgReason ?? false },
     async (t) => {
-      const schema = await createSchema()
-      t.after(() => schema.drop())
-      const env = { DATABASE_URL: schema.url, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisPrefix(t) }
-      assert.equal((await runCli(['migrate'], env, previousBin)).code, 0)
-      const { free, banned, old } = await keysOfThePreviousRelease(t, env)
-      const { token } = await json<{ token: string }>(
-        ['operators', 'create', '--role', 'admin', '--name', 'Ada', '--json'],
-        env,
-        previousBin
-      )
-      recordIssuedKey(token)
+      const { env, free, banned, old, token } = await previousReleaseOnPostgres(t)
       const busy = await json<{ key: string }>(
         ['keys', 'create', '--plan', 'enterprise', '--per-minute', '1000000', '--per-day', '100000000', '--json'],
         env,
