@@ -160,6 +160,7 @@ function flakyPages(failures: number): (storage: Storage) => Storage {
       operators: storage.operators,
       audit: storage.audit,
       plans: storage.plans,
+      customers: storage.customers,
       migrate: () => storage.migrate(),
       ping: () => storage.ping(),
       close: () => storage.close()

@@ -4,6 +4,8 @@ import { useEffect, useMemo, useState } from 'preact/hooks'
 import { operatorApi } from './api/operations.ts'
 import { ApiError, createSend, messageOf } from './api/transport.ts'
 import { Status } from './components/notices.tsx'
+import { CustomerPage } from './customers/customer-page.tsx'
+import { CustomersScreen } from './customers/customers-screen.tsx'
 import { useApiData } from './hooks/use-api-data.ts'
 import { useRoute } from './hooks/use-route.ts'
 import { PlansContext } from './plans/context.ts'
@@ -30,6 +32,10 @@ function Screen({ route }: { route: Route }) {
       return <KeysScreen />
     case 'key':
       return <KeyPage key={route.id} id={route.id} />
+    case 'customers':
+      return <CustomersScreen />
+    case 'customer':
+      return <CustomerPage key={route.id} id={route.id} />
     case 'plans':
       return <PlansScreen />
     case 'usage':

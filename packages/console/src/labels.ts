@@ -20,7 +20,10 @@ const ACTIONS = {
   'operator.revoke': true,
   'plan.create': true,
   'plan.update': true,
-  'plan.delete': true
+  'plan.delete': true,
+  'customer.create': true,
+  'customer.update': true,
+  'customer.unban': true
 } satisfies Record<AuditAction, true>
 
 // Scopes are shown as the API names them (`pets:read`), with what each lets a key do.

@@ -5,6 +5,7 @@ import type { Zone } from './time.ts'
 
 const SECTIONS = [
   { href: '#/keys', label: 'Keys', screens: ['keys', 'key'] },
+  { href: '#/customers', label: 'Customers', screens: ['customers', 'customer'] },
   { href: '#/plans', label: 'Plans', screens: ['plans'] },
   { href: '#/usage', label: 'Usage', screens: ['usage'] },
   { href: '#/bans', label: 'Bans', screens: ['bans'] },

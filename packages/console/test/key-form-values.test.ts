@@ -7,6 +7,7 @@ import { SCOPE_NAMES } from '../src/labels.ts'
 const KEY: Key = {
   id: 'key_7Hq2LmX9pR4sT1vW',
   prefix: 'as_live_3fK9',
+  customerId: 'cus_4Rk8Wq2Zx7Lm3Np9',
   name: 'Acme',
   plan: 'free',
   limits: { perMinute: 60, perDay: 1000 },
@@ -24,7 +25,15 @@ test('a new key sends only what was filled in', () => {
   assert.deepEqual(newKeyOf(EMPTY_KEY_FORM, 'utc'), { plan: 'free' })
   assert.deepEqual(
     newKeyOf(
-      { plan: 'enterprise', name: ' Big ', perMinute: '5000', perDay: '1000000', scopes: SCOPES, expiresAt: '2027-01-01T00:00' },
+      {
+        customerId: '',
+        plan: 'enterprise',
+        name: ' Big ',
+        perMinute: '5000',
+        perDay: '1000000',
+        scopes: SCOPES,
+        expiresAt: '2027-01-01T00:00'
+      },
       'utc'
     ),
     { plan: 'enterprise', name: 'Big', perMinute: 5000, perDay: 1000000, expiresAt: '2027-01-01T00:00:00.000Z' }
@@ -33,12 +42,28 @@ test('a new key sends only what was filled in', () => {
   assert.equal(newKeyOf({ ...EMPTY_KEY_FORM, perDay: '0' }, 'utc'), 'Per day must be a whole number of at least 1.')
 })
 
+test("a key for a customer sends the customer's id, never a plan or numbers (the API refuses them with it)", () => {
+  const forAcme = { ...EMPTY_KEY_FORM, customerId: 'cus_4Rk8Wq2Zx7Lm3Np9', plan: 'enterprise', perMinute: '5', perDay: 'x' }
+  assert.deepEqual(newKeyOf(forAcme, 'utc'), { customerId: 'cus_4Rk8Wq2Zx7Lm3Np9' })
+  assert.deepEqual(newKeyOf({ ...withScope(forAcme, 'pets:write', false), name: ' CI ' }, 'utc'), {
+    customerId: 'cus_4Rk8Wq2Zx7Lm3Np9',
+    name: 'CI',
+    scopes: ['pets:read']
+  })
+  // An edit never moves a key to another customer: the field is not sent.
+  assert.equal(
+    patchOf(KEY, { ...formOf(KEY, 'utc'), customerId: 'cus_0000000000000000' }, 'utc', () => false),
+    'Nothing was changed.'
+  )
+})
+
 // Enterprise is custom (limits: null), as seeded: its keys carry their own numbers.
 const isCustom = (plan: string) => plan === 'enterprise' || plan === 'startup-custom'
 
 test('an edit sends what changed: a new plan alone lets the plan bring its numbers', () => {
   const form = formOf(KEY, 'utc')
   assert.deepEqual(form, {
+    customerId: 'cus_4Rk8Wq2Zx7Lm3Np9',
     plan: 'free',
     name: 'Acme',
     perMinute: '60',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { nextCursor } from '../src/api/link.ts'
-import { keyHref, parseRoute } from '../src/routes.ts'
+import { customerHref, keyHref, parseRoute } from '../src/routes.ts'
 import { RANGES, rangeQuery } from '../src/usage-range.ts'
 
 test('takes the cursor of the rel="next" link only', () => {
@@ -19,6 +19,9 @@ test('routes live in the fragment, and an odd one opens the keys', () => {
   assert.deepEqual(parseRoute('#/audit'), { screen: 'audit' })
   assert.deepEqual(parseRoute(keyHref('key_<b>&x')), { screen: 'key', id: 'key_<b>&x' })
   assert.deepEqual(parseRoute('#/keys/%E0'), { screen: 'key', id: '%E0' })
+  assert.deepEqual(parseRoute('#/customers'), { screen: 'customers' })
+  assert.deepEqual(parseRoute('#/customers/'), { screen: 'customers' })
+  assert.deepEqual(parseRoute(customerHref('cus_a/b c')), { screen: 'customer', id: 'cus_a/b c' })
   assert.deepEqual(parseRoute('#/nowhere'), { screen: 'keys' })
 })
 

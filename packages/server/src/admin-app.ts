@@ -16,6 +16,7 @@ import { registerKeyActionRoutes } from './routes/admin/key-actions.ts'
 import { registerKeyRoutes } from './routes/admin/keys.ts'
 import { registerAdminOpenApiRoute } from './routes/admin/openapi.ts'
 import { registerPlanRoutes } from './routes/admin/plans.ts'
+import { registerCustomerRoutes } from './routes/admin/customers.ts'
 import { registerUsageRoutes } from './routes/admin/usage.ts'
 
 export interface AdminAppOptions {
@@ -69,8 +70,9 @@ export async function buildAdminApp(services: Services, options: AdminAppOptions
   const { keys, directory, audit, usage } = services
   registerKeyRoutes(app, { keys, directory, baseUrl })
   registerKeyActionRoutes(app, { keys, directory })
+  registerCustomerRoutes(app, { customers: services.customers, directory: services.customerDirectory, baseUrl })
   registerPlanRoutes(app, { plans: services.plans })
-  registerUsageRoutes(app, { usage, directory })
+  registerUsageRoutes(app, { usage, directory, customers: services.customerDirectory })
   registerAuditRoutes(app, { audit, baseUrl })
   registerAdminOpenApiRoute(app, baseUrl)
   registerConsole(app, readConsole(options.consoleDist))

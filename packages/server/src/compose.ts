@@ -73,13 +73,14 @@ function composeCli(
   migrationsApplied: number
 ): CliServices {
   const counters = cliCounters(config, sqlite)
-  const { keys, plans, operators } = administration(storage, clock, counters, { lastUsed: storedLastUse(storage) })
+  const { keys, customers, plans, operators } = administration(storage, clock, counters, { lastUsed: storedLastUse(storage) })
   return {
     config,
     clock,
     storage,
     migrationsApplied,
     keys,
+    customers,
     plans,
     operators,
     close: once(async () => {
@@ -138,13 +139,19 @@ async function composeServe(
   })
   // A key this process changes is refused or changed here at once, not after the cache's TTL.
   const keyCache = new KeyCache(stores.keys, clock, { ttlMs: options.keyCacheTtlMs })
-  const { keys, plans, operators, views } = administration(storage, clock, counters, {
+  const admin = administration(storage, clock, counters, {
     keys: stores.keys,
     planBook,
     lastUsed: (ids) => usage.service.lastUsedAt(ids),
-    keyChanged: (id) => keyCache.forget(id)
+    keyChanged: (id) => keyCache.forget(id),
+    customerChanged: () => keyCache.forgetAll()
   })
-  const { directory, audit } = operatorReads(stores.keys, storage, clock, { counters, views, usage: usage.service })
+  const { keys, customers, plans, operators } = admin
+  const { directory, customerDirectory, audit } = operatorReads(stores.keys, storage, clock, {
+    counters,
+    administration: admin,
+    usage: usage.service
+  })
 
   return {
     config,
@@ -154,9 +161,11 @@ async function composeServe(
     metrics,
     storage,
     keys,
+    customers,
     plans,
     operators,
     directory,
+    customerDirectory,
     audit,
     pets,
     pages,

@@ -1,7 +1,9 @@
 import { BACKUP_HELP, backupCommand } from './cli/database/backup.ts'
 import { CHECK_HELP, checkCommand } from './cli/database/check.ts'
+import { customersCommand, CUSTOMERS_HELP } from './cli/customers/command.ts'
 import { HEALTHCHECK_HELP, healthcheckCommand } from './cli/healthcheck.ts'
-import { keysCommand, KEYS_HELP } from './cli/keys/command.ts'
+import { keysCommand } from './cli/keys/command.ts'
+import { KEYS_HELP } from './cli/keys/help.ts'
 import { operatorsCommand, OPERATORS_HELP } from './cli/operators.ts'
 import { plansCommand, PLANS_HELP } from './cli/plans/command.ts'
 import { serve } from './cli/serve.ts'
@@ -17,6 +19,8 @@ Commands:
   migrate            Applies pending schema migrations and exits.
   keys ...           Creates, lists, updates, rotates, revokes and unbans API keys, and shows
                      their use (animal-store keys --help).
+  customers ...      Lists, creates, changes and unbans customers: who holds keys and whose
+                     limits they share (animal-store help customers).
   operators ...      Creates, lists and revokes the operators who sign in to the operator API
                      on ADMIN_PORT (animal-store help operators).
   plans ...          Lists, creates, changes and deletes plans: the limits customers on them
@@ -48,6 +52,7 @@ ${KEYS_HELP}`
 const COMMAND_HELP: Record<string, string> = {
   backup: BACKUP_HELP,
   check: CHECK_HELP,
+  customers: CUSTOMERS_HELP,
   healthcheck: HEALTHCHECK_HELP,
   keys: KEYS_HELP,
   operators: OPERATORS_HELP,
@@ -61,7 +66,8 @@ async function main(argv: string[]): Promise<void> {
     if (command === undefined) process.exitCode = 2
     return
   }
-  if (command !== 'keys' && command !== 'operators' && command !== 'plans' && (rest.includes('--help') || rest.includes('-h'))) {
+  const ownHelp = ['keys', 'customers', 'operators', 'plans']
+  if (!ownHelp.includes(command) && (rest.includes('--help') || rest.includes('-h'))) {
     process.stdout.write(COMMAND_HELP[command] ?? HELP)
     return
   }
@@ -80,6 +86,8 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'keys':
       return keysCommand(config, rest)
+    case 'customers':
+      return customersCommand(config, rest)
     case 'operators':
       return operatorsCommand(config, rest)
     case 'plans':
@@ -95,7 +103,7 @@ async function main(argv: string[]): Promise<void> {
       return
     default:
       throw new UsageError(
-        `unknown command ${JSON.stringify(command)}: expected serve, migrate, keys, operators, plans, backup, check, healthcheck or openapi (see animal-store help)`
+        `unknown command ${JSON.stringify(command)}: expected serve, migrate, keys, customers, operators, plans, backup, check, healthcheck or openapi (see animal-store help)`
       )
   }
 }

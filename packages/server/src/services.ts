@@ -3,6 +3,8 @@ import type { Clock } from './base/clock.ts'
 import type { Tracing } from './base/tracing.ts'
 import type { Config } from './config.ts'
 import type { AuditLog } from './domain/audit/log.ts'
+import type { CustomerDirectory } from './domain/customers/directory.ts'
+import type { CustomerService } from './domain/customers/service.ts'
 import type { KeyDirectory } from './domain/keys/directory.ts'
 import type { KeyService } from './domain/keys/service.ts'
 import type { OperatorService } from './domain/operators/service.ts'
@@ -28,6 +30,7 @@ export interface CliServices {
   /** Migrations this start applied. */
   migrationsApplied: number
   keys: KeyService
+  customers: CustomerService
   plans: PlanService
   operators: OperatorService
   /** Closes the counters, then the storage. */
@@ -46,6 +49,8 @@ export interface Services extends CliServices {
   usage: UsageService
   /** Keys as the operator API lists them (filtered, banned now, most used), and the audit log. */
   directory: KeyDirectory
+  /** Customers as the operator API lists them, their usage, the most used. */
+  customerDirectory: CustomerDirectory
   audit: AuditLog
   /** Present when reads may start before their rate-limit verdict (counters across the network). */
   speculation: SpeculativeReads | undefined

@@ -1,12 +1,16 @@
-// The operator API's operations (DESIGN §6; paths relative to /admin/v1), typed by the contract.
+// The operator API's operations (DESIGN §6 and §8; paths relative to /admin/v1), typed by the contract.
 import type {
   AuditEvent,
+  Customer,
+  CustomerPatch,
   Key,
   KeyPatch,
   KeyRotation,
   KeyWithSecret,
   ListAuditQuery,
+  ListCustomersQuery,
   ListKeysQuery,
+  NewCustomer,
   NewKey,
   NewPlan,
   Operator,
@@ -28,6 +32,7 @@ const page = <T>(answer: Answer<T[]>): Page<T> => ({ items: answer.body, next: a
 const body = <T>(answer: Answer<T>): T => answer.body
 const keyPath = (id: string, rest = '') => `/keys/${encodeURIComponent(id)}${rest}`
 const planPath = (id: string) => `/plans/${encodeURIComponent(id)}`
+const customerPath = (id: string, rest = '') => `/customers/${encodeURIComponent(id)}${rest}`
 
 export function operatorApi(send: Send) {
   return {
@@ -43,6 +48,13 @@ export function operatorApi(send: Send) {
     createPlan: (newPlan: NewPlan) => send<Plan>('POST', '/plans', { body: newPlan }).then(body),
     updatePlan: (id: string, patch: PlanPatch) => send<Plan>('PATCH', planPath(id), { body: patch }).then(body),
     deletePlan: (id: string) => send<undefined>('DELETE', planPath(id)).then(() => undefined),
+    listCustomers: (query: ListCustomersQuery, signal?: AbortSignal) => send<Customer[]>('GET', '/customers', { query, signal }).then(page),
+    createCustomer: (newCustomer: NewCustomer) => send<Customer>('POST', '/customers', { body: newCustomer }).then(body),
+    getCustomer: (id: string, signal?: AbortSignal) => send<Customer>('GET', customerPath(id), { signal }).then(body),
+    updateCustomer: (id: string, patch: CustomerPatch) => send<Customer>('PATCH', customerPath(id), { body: patch }).then(body),
+    unbanCustomer: (id: string) => send<Customer>('POST', customerPath(id, '/unban')).then(body),
+    customerUsage: (id: string, query: UsageQuery, signal?: AbortSignal) =>
+      send<UsageBucket[]>('GET', customerPath(id, '/usage'), { query, signal }).then(body),
     keyUsage: (id: string, query: UsageQuery, signal?: AbortSignal) =>
       send<UsageBucket[]>('GET', keyPath(id, '/usage'), { query, signal }).then(body),
     usage: (query: UsageQuery, signal?: AbortSignal) => send<UsageBucket[]>('GET', '/usage', { query, signal }).then(body),

@@ -4,6 +4,8 @@ import { fromInputValue, toInputValue, type Zone } from '../time.ts'
 
 /** The fields of the Create and Edit dialogs, as typed (numbers and the moment parsed on submit). */
 export interface KeyFormValues {
+  /** The customer the new key is for; empty: a customer of its own, on `plan`. Not changed by an edit. */
+  customerId: string
   /** A plan's id (listPlans). */
   plan: string
   name: string
@@ -16,7 +18,15 @@ export interface KeyFormValues {
 }
 
 /** An empty form on the seeded Free plan, with every scope; the Create key dialog starts on `starterPlan` once the plans are known. */
-export const EMPTY_KEY_FORM: KeyFormValues = { plan: 'free', name: '', perMinute: '', perDay: '', scopes: SCOPE_NAMES, expiresAt: '' }
+export const EMPTY_KEY_FORM: KeyFormValues = {
+  customerId: '',
+  plan: 'free',
+  name: '',
+  perMinute: '',
+  perDay: '',
+  scopes: SCOPE_NAMES,
+  expiresAt: ''
+}
 
 /** Each scope of `scopes` once, in the contract's order. */
 function ordered(scopes: readonly Scope[]): Scope[] {
@@ -31,6 +41,7 @@ export function withScope(values: KeyFormValues, scope: Scope, checked: boolean)
 
 export function formOf(key: Key, zone: Zone): KeyFormValues {
   return {
+    customerId: key.customerId,
     plan: key.plan,
     name: key.name ?? '',
     perMinute: String(key.limits.perMinute),
@@ -49,14 +60,19 @@ function moment(text: string, zone: Zone): string | { error: string } {
   return fromInputValue(text, zone) ?? { error: 'Expires at must be a date and a time.' }
 }
 
-/** The createKey body, or the first problem found in the fields. Scopes go only when not all of them (the API's default). */
+/**
+ * The createKey body, or the first problem found in the fields. Scopes go only when not all of
+ * them (the API's default). For a customer, the plan and numbers are its own: the API refuses
+ * them next to `customerId`, so they are left out, whatever the hidden fields hold.
+ */
 export function newKeyOf(values: KeyFormValues, zone: Zone): NewKey | string {
-  const body: NewKey = { plan: values.plan }
+  const forCustomer = values.customerId !== ''
+  const body: NewKey = forCustomer ? { customerId: values.customerId } : { plan: values.plan }
   if (values.name.trim() !== '') body.name = values.name.trim()
   const scopes = ordered(values.scopes)
   if (scopes.length !== SCOPE_NAMES.length) body.scopes = scopes
   for (const [field, label] of [['perMinute', 'Per minute'] as const, ['perDay', 'Per day'] as const]) {
-    if (values[field].trim() === '') continue
+    if (forCustomer || values[field].trim() === '') continue
     const value = limit(values[field], label)
     if (typeof value === 'string') return value
     body[field] = value

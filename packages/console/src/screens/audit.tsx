@@ -8,7 +8,7 @@ import { Pager, TableFrame, usePages } from '../components/table-parts.tsx'
 import { Time } from '../components/time.tsx'
 import { useApiData } from '../hooks/use-api-data.ts'
 import { useDebounced } from '../hooks/timers.ts'
-import { keyHref, plansHref } from '../routes.ts'
+import { customerHref, keyHref, plansHref } from '../routes.ts'
 import { AUDIT_ACTIONS } from '../labels.ts'
 import { useSession, useView } from '../session.ts'
 import { isoInZone, type Zone } from '../time.ts'
@@ -18,12 +18,15 @@ import { isoInZone, type Zone } from '../time.ts'
  * an update's changes, in a line (scopes are space-separated; none is empty).
  */
 function changesText(event: AuditEvent, zone: Zone): string {
+  // A customer's (or key's) numbers of null are its plan's, not none.
   const value = (field: string, v: string | number | null) =>
-    v === null || (field === 'scopes' && v === '')
-      ? 'none'
-      : field === 'expiresAt' && typeof v === 'string'
-        ? isoInZone(v, zone)
-        : String(v)
+    v === null && (field === 'perMinute' || field === 'perDay')
+      ? "the plan's"
+      : v === null || (field === 'scopes' && v === '')
+        ? 'none'
+        : field === 'expiresAt' && typeof v === 'string'
+          ? isoInZone(v, zone)
+          : String(v)
   return Object.entries(event.changes)
     .map(([field, change]) => `${field}: ${value(field, change.from)} → ${value(field, change.to)}`)
     .join('; ')
@@ -44,7 +47,7 @@ const CSV_HEADER = [
   'User agent'
 ]
 
-/** Every change to a key, a plan or an operator, newest first, filtered by actor, action and target. */
+/** Every change to a key, a customer, a plan or an operator, newest first, filtered by actor, action and target. */
 export function AuditScreen() {
   const { api } = useSession()
   const ids = useId()
@@ -100,7 +103,16 @@ export function AuditScreen() {
             ))}
           </select>
           <label for={`${ids}-key`}>Key</label>
-          <input id={`${ids}-key`} value={target} onInput={(event) => setTarget(event.currentTarget.value)} placeholder="key_…" />
+          <input
+            id={`${ids}-key`}
+            value={target}
+            onInput={(event) => setTarget(event.currentTarget.value)}
+            placeholder="key_… or cus_…"
+            aria-describedby={`${ids}-key-hint`}
+          />
+          <span class="visually-hidden" id={`${ids}-key-hint`}>
+            The id of a key, a customer, a plan or an operator
+          </span>
         </div>
         <ExportCsv name="audit" load={exportEvents} />
       </div>
@@ -158,12 +170,21 @@ function AuditTable({ events }: { events: readonly AuditEvent[] }) {
   )
 }
 
-/** A key links to its page, a plan to the Plans screen; a name, when there is one, comes with the id. */
+// Every target type the contract has: a new one fails the typecheck until it is given a place (or none, as operators).
+const TARGET_HREFS: Record<AuditEvent['target']['type'], ((id: string) => string) | null> = {
+  key: keyHref,
+  customer: customerHref,
+  plan: () => plansHref,
+  operator: null
+}
+
+/** A key or a customer links to its page, a plan to the Plans screen; a name, when there is one, comes with the id. */
 function Target({ target }: { target: AuditEvent['target'] }) {
   const label = target.name ?? target.id
+  const href = TARGET_HREFS[target.type]
   return (
     <>
-      {target.type === 'key' ? <a href={keyHref(target.id)}>{label}</a> : target.type === 'plan' ? <a href={plansHref}>{label}</a> : label}
+      {href === null ? label : <a href={href(target.id)}>{label}</a>}
       {target.name !== null && <code class="muted"> {target.id}</code>}
     </>
   )

@@ -1,4 +1,4 @@
-import type { KeyWithSecret } from '@animal-store/contract'
+import type { Customer, KeyWithSecret } from '@animal-store/contract'
 import { useState } from 'preact/hooks'
 import { Dialog } from '../components/dialogs/dialog.tsx'
 import { ErrorAlert } from '../components/notices.tsx'
@@ -10,24 +10,28 @@ import { useSession, useView } from '../session.ts'
 import { EMPTY_KEY_FORM, newKeyOf } from '../keys/form-values.ts'
 import { KeyFields } from './key-fields.tsx'
 
-/** "Create key" and its dialog: the fields, then the new secret shown once until "Done". */
-export function CreateKey() {
+/** "Create key" and its dialog: the fields, then the new secret shown once until "Done". From a customer's page, for that customer. */
+export function CreateKey({ customer }: { customer?: Customer }) {
   const [open, setOpen] = useState(false)
   return (
     <>
       <button type="button" class="primary" onClick={() => setOpen(true)}>
         Create key
       </button>
-      {open && <CreateKeyDialog onClose={() => setOpen(false)} />}
+      {open && <CreateKeyDialog customer={customer} onClose={() => setOpen(false)} />}
     </>
   )
 }
 
-function CreateKeyDialog({ onClose }: { onClose: () => void }) {
+function CreateKeyDialog({ customer, onClose }: { customer: Customer | undefined; onClose: () => void }) {
   const { api } = useSession()
   const { zone, refresh } = useView()
   const plans = usePlanList()
-  const [values, setValues] = useState(() => ({ ...EMPTY_KEY_FORM, plan: starterPlan(plans)?.id ?? EMPTY_KEY_FORM.plan }))
+  const [values, setValues] = useState(() => ({
+    ...EMPTY_KEY_FORM,
+    customerId: customer?.id ?? '',
+    plan: starterPlan(plans)?.id ?? EMPTY_KEY_FORM.plan
+  }))
   const [created, setCreated] = useState<KeyWithSecret | null>(null)
   const action = useAction()
 
@@ -51,7 +55,7 @@ function CreateKeyDialog({ onClose }: { onClose: () => void }) {
   return (
     <Dialog title="Create key" onClose={onClose}>
       <form onSubmit={(event) => void submit(event)}>
-        <KeyFields values={values} onChange={setValues} zone={zone} mode="create" />
+        <KeyFields values={values} onChange={setValues} zone={zone} mode="create" preset={customer} />
         <ErrorAlert message={action.error} />
         <div class="actions">
           <button type="button" onClick={onClose}>

@@ -1,4 +1,6 @@
+import type { Customer } from '@animal-store/contract'
 import { useId } from 'preact/hooks'
+import { CustomerPicker } from '../customers/customer-picker.tsx'
 import { withScope, type KeyFormValues } from '../keys/form-values.ts'
 import { SCOPE_NAMES, scopeHint } from '../labels.ts'
 import { isCustomPlan, planOptions, usePlanList } from '../plans/context.ts'
@@ -10,43 +12,69 @@ interface KeyFieldsProps {
   onChange: (values: KeyFormValues) => void
   zone: Zone
   mode: 'create' | 'edit'
+  /** On create, the customer chosen at first (the dialog opened from its page). */
+  preset?: Customer | undefined
 }
 
-/** Plan (the plans of listPlans, by name), Name, Per minute, Per day, the scopes' check boxes, Expires at. */
-export function KeyFields({ values, onChange, zone, mode }: KeyFieldsProps) {
+/**
+ * Customer (on create only: a key never changes customer), Plan (the plans of listPlans, by
+ * name), Name, Per minute, Per day, the scopes' check boxes, Expires at. A key for a customer
+ * takes its plan and numbers: Plan, Per minute and Per day are then not shown.
+ */
+export function KeyFields({ values, onChange, zone, mode, preset }: KeyFieldsProps) {
   const id = useId()
   const set = (field: keyof KeyFormValues) => (event: Event) =>
     onChange({ ...values, [field]: (event.currentTarget as HTMLInputElement | HTMLSelectElement).value })
   const plans = usePlanList()
   const custom = isCustomPlan(plans, values.plan)
+  // A customer brings its plan and numbers: only a key with a customer of its own (or an edit, which changes its customer's) shows them.
+  const planFields = mode === 'edit' || values.customerId === ''
   return (
     <div class="fields">
-      <label for={`${id}-plan`}>Plan</label>
-      <select id={`${id}-plan`} value={values.plan} onChange={set('plan')}>
-        {planOptions(plans, values.plan).map((plan) => (
-          <option key={plan.value} value={plan.value}>
-            {plan.label}
-          </option>
-        ))}
-      </select>
+      {mode === 'create' && (
+        <CustomerPicker id={id} value={values.customerId} onChange={(customerId) => onChange({ ...values, customerId })} preset={preset} />
+      )}
+      {planFields && (
+        <>
+          <label for={`${id}-plan`}>Plan</label>
+          <select id={`${id}-plan`} value={values.plan} onChange={set('plan')}>
+            {planOptions(plans, values.plan).map((plan) => (
+              <option key={plan.value} value={plan.value}>
+                {plan.label}
+              </option>
+            ))}
+          </select>
+        </>
+      )}
       <label for={`${id}-name`}>Name</label>
       <input id={`${id}-name`} value={values.name} onInput={set('name')} maxLength={200} autocomplete="off" />
-      <LimitField
-        id={`${id}-minute`}
-        label="Per minute"
-        value={values.perMinute}
-        onInput={set('perMinute')}
-        required={custom}
-        hint={`${id}-limits`}
-      />
-      <LimitField id={`${id}-day`} label="Per day" value={values.perDay} onInput={set('perDay')} required={custom} hint={`${id}-limits`} />
-      <p class="hint" id={`${id}-limits`}>
-        {custom
-          ? 'Keys on a custom plan need both numbers.'
-          : mode === 'create'
-            ? "Empty: the plan's numbers."
-            : 'A new plan brings its own numbers, unless these are changed too.'}
-      </p>
+      {planFields && (
+        <>
+          <LimitField
+            id={`${id}-minute`}
+            label="Per minute"
+            value={values.perMinute}
+            onInput={set('perMinute')}
+            required={custom}
+            hint={`${id}-limits`}
+          />
+          <LimitField
+            id={`${id}-day`}
+            label="Per day"
+            value={values.perDay}
+            onInput={set('perDay')}
+            required={custom}
+            hint={`${id}-limits`}
+          />
+          <p class="hint" id={`${id}-limits`}>
+            {custom
+              ? 'Keys on a custom plan need both numbers.'
+              : mode === 'create'
+                ? "Empty: the plan's numbers."
+                : "They are the key's customer's, shared by all its keys. A new plan brings its own numbers, unless these are changed too."}
+          </p>
+        </>
+      )}
       <ScopeFields id={`${id}-scopes`} values={values} onChange={onChange} mode={mode} />
       <label for={`${id}-expires`}>Expires at</label>
       <input

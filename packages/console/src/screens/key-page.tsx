@@ -5,12 +5,14 @@ import { ErrorAlert, Status } from '../components/notices.tsx'
 import { RangePicker } from '../components/usage/range-picker.tsx'
 import { ScreenHeading } from '../components/screen-heading.tsx'
 import { Time } from '../components/time.tsx'
+import { useCustomerNames } from '../customers/names.ts'
 import { UsageChart } from '../components/usage/chart.tsx'
 import { useApiData } from '../hooks/use-api-data.ts'
 import { useAction } from '../hooks/use-action.ts'
 import { keyState, keyTitle } from '../keys/state.ts'
 import { count, STATE_LABELS } from '../labels.ts'
 import { planLabel, usePlanList } from '../plans/context.ts'
+import { customerHref } from '../routes.ts'
 import { useSession, useView } from '../session.ts'
 import { DEFAULT_RANGE, rangeQuery } from '../usage-range.ts'
 import { EditKeyDialog, RevokeKeyDialog, RotateKeyDialog } from './key-dialogs.tsx'
@@ -40,6 +42,7 @@ function KeyDetails({ keyData }: { keyData: Key }) {
   const usage = useApiData((signal) => api.keyUsage(keyData.id, rangeQuery(range, Date.now()), signal), [keyData.id, range])
   const state = keyState(keyData, Date.now())
   const title = keyTitle(keyData)
+  const customerName = useCustomerNames([keyData.customerId]).get(keyData.customerId)
 
   return (
     <>
@@ -75,11 +78,16 @@ function KeyDetails({ keyData }: { keyData: Key }) {
         <dd>
           <code>{keyData.prefix}</code>
         </dd>
+        <dt>Customer</dt>
+        <dd>
+          <a href={customerHref(keyData.customerId)}>{customerName ?? keyData.customerId}</a>
+        </dd>
         <dt>Plan</dt>
         <dd>{planLabel(plans, keyData.plan)}</dd>
         <dt>Limits</dt>
         <dd>
           {count(keyData.limits.perMinute)} a minute, {count(keyData.limits.perDay)} a day
+          <span class="muted">, the customer's, shared by all its keys</span>
         </dd>
         <dt>Scopes</dt>
         <dd>

@@ -7,6 +7,7 @@ import { ErrorAlert, Status } from '../components/notices.tsx'
 import { ScreenHeading } from '../components/screen-heading.tsx'
 import { Pager, SortableHeader, TableFrame, sortRows, usePages, useSortOrder } from '../components/table-parts.tsx'
 import { Time } from '../components/time.tsx'
+import { useCustomerNames } from '../customers/names.ts'
 import { useApiData } from '../hooks/use-api-data.ts'
 import { useDebounced } from '../hooks/timers.ts'
 import { keyState, keyTitle } from '../keys/state.ts'
@@ -16,7 +17,7 @@ import { useSession } from '../session.ts'
 import { isoInZone, type Zone } from '../time.ts'
 import { CreateKey } from './create-key.tsx'
 
-type Column = 'name' | 'id' | 'plan' | 'limits' | 'used' | 'lastUsed' | 'state'
+type Column = 'name' | 'id' | 'plan' | 'limits' | 'used' | 'lastUsed' | 'customer' | 'state'
 const COLUMNS: readonly { column: Column; label: string }[] = [
   { column: 'name', label: 'Name' },
   { column: 'id', label: 'ID' },
@@ -24,16 +25,23 @@ const COLUMNS: readonly { column: Column; label: string }[] = [
   { column: 'limits', label: 'Limits' },
   { column: 'used', label: 'Used' },
   { column: 'lastUsed', label: 'Last used' },
+  // Late in the row: the columns before it keep the places §6 gave them.
+  { column: 'customer', label: 'Customer' },
   { column: 'state', label: 'State' }
 ]
 
-const sortValue = (now: number, plans: readonly Plan[]): Record<Column, (key: Key) => string | number> => ({
+const sortValue = (
+  now: number,
+  plans: readonly Plan[],
+  customers: ReadonlyMap<string, string>
+): Record<Column, (key: Key) => string | number> => ({
   name: (key) => keyTitle(key).toLowerCase(),
   id: (key) => key.id,
   plan: (key) => planLabel(plans, key.plan).toLowerCase(),
   limits: (key) => key.limits.perMinute * 1e9 + key.limits.perDay,
   used: (key) => key.usage.day,
   lastUsed: (key) => (key.lastUsedAt === null ? 0 : Date.parse(key.lastUsedAt)),
+  customer: (key) => (customers.get(key.customerId) ?? key.customerId).toLowerCase(),
   state: (key) => STATE_LABELS[keyState(key, now)]
 })
 
@@ -52,7 +60,8 @@ const CSV_HEADER = [
   'Expires',
   'Revoked',
   'Banned until',
-  'Scopes'
+  'Scopes',
+  'Customer ID'
 ]
 
 export function KeysScreen() {
@@ -68,11 +77,16 @@ export function KeysScreen() {
   const filterKey = JSON.stringify(filters)
   const pages = usePages(filterKey)
   const keys = useApiData((signal) => api.listKeys({ ...filters, cursor: pages.cursor }, signal), [filterKey, pages.cursor])
+  const customers = useCustomerNames((keys.data?.items ?? []).map((key) => key.customerId))
   const now = Date.now()
-  const rows = sortRows(keys.data?.items ?? [], order, sortValue(now, plans))
+  const rows = sortRows(keys.data?.items ?? [], order, sortValue(now, plans, customers))
 
   const exportKeys = async (zone: Zone) => {
-    const all = sortRows(await allPages((cursor) => api.listKeys({ ...filters, limit: 100, cursor })), order, sortValue(Date.now(), plans))
+    const all = sortRows(
+      await allPages((cursor) => api.listKeys({ ...filters, limit: 100, cursor })),
+      order,
+      sortValue(Date.now(), plans, customers)
+    )
     const at = (moment: string | null) => (moment === null ? null : isoInZone(moment, zone))
     return {
       header: CSV_HEADER,
@@ -91,7 +105,8 @@ export function KeysScreen() {
         at(key.expiresAt),
         at(key.revokedAt),
         at(key.bannedUntil),
-        key.scopes.join(' ')
+        key.scopes.join(' '),
+        key.customerId
       ])
     }
   }
@@ -151,6 +166,8 @@ export function KeysScreen() {
                 <td>
                   <Time value={key.lastUsedAt} fallback="never" />
                 </td>
+                {/* Text, not a link: a customer of the key's own bears its name, and the key's page links to it. */}
+                <td>{customers.get(key.customerId) ?? <code>{key.customerId}</code>}</td>
                 <td>{STATE_LABELS[keyState(key, now)]}</td>
               </tr>
             ))}

@@ -12,12 +12,15 @@ export const AUDIT_ACTIONS = [
   'operator.revoke',
   'plan.create',
   'plan.update',
-  'plan.delete'
+  'plan.delete',
+  'customer.create',
+  'customer.update',
+  'customer.unban'
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
 export const ACTOR_TYPES = ['operator', 'cli'] as const
-export const AUDIT_TARGET_TYPES = ['key', 'operator', 'plan'] as const
+export const AUDIT_TARGET_TYPES = ['key', 'operator', 'plan', 'customer'] as const
 
 // Free text of people and tools, without control characters (shown in tables, terminals and CSV).
 const PRINTABLE = '^[^\\x00-\\x1F\\x7F]*$'
@@ -37,7 +40,7 @@ export type AuditActor = Static<typeof AuditActor>
 
 export const AuditTarget = Type.Object(
   {
-    type: Type.Enum(AUDIT_TARGET_TYPES, { description: 'What was changed: a key, an operator or a plan' }),
+    type: Type.Enum(AUDIT_TARGET_TYPES, { description: 'What was changed: a key, an operator, a plan or a customer' }),
     id: Text(64, 'Its id'),
     name: Nullable(200, 'Its name at the time; null when it has none')
   },
@@ -60,9 +63,14 @@ export const AuditChanges = Type.Object(
     perDay: Type.Optional(Change),
     name: Type.Optional(Change),
     expiresAt: Type.Optional(Change),
-    scopes: Type.Optional(Change)
+    scopes: Type.Optional(Change),
+    externalId: Type.Optional(Change)
   },
-  { additionalProperties: false, description: 'For `key.update`, each changed field from and to (null: none); `{}` for every other action' }
+  {
+    additionalProperties: false,
+    description:
+      "For an update, each changed field from and to (null: none); `{}` for every other action. A key.update that changes the plan or numbers (its customer's) comes with the customer.update that made them"
+  }
 )
 export type AuditChanges = Static<typeof AuditChanges>
 

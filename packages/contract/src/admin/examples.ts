@@ -4,6 +4,7 @@ export const EXAMPLE_KEY = {
   id: 'key_7Hq2LmX9pR4sT1vW',
   prefix: 'as_live_3fK9',
   name: 'Acme production',
+  customerId: 'cus_4Rk8Wq2Zx7Lm3Np9',
   plan: 'pro',
   limits: { perMinute: 300, perDay: 10000 },
   scopes: ['pets:read', 'pets:write'],
@@ -14,6 +15,19 @@ export const EXAMPLE_KEY = {
   bannedUntil: null,
   usage: { minute: 12, day: 4821 },
   lastUsedAt: '2026-11-27T10:14:00.000Z'
+} as const
+
+export const EXAMPLE_CUSTOMER = {
+  id: 'cus_4Rk8Wq2Zx7Lm3Np9',
+  name: 'Acme Corp',
+  externalId: 'cus_NffrFeUfNV2Hib',
+  plan: 'pro',
+  limits: { perMinute: 300, perDay: 10000 },
+  ownLimits: false,
+  keys: 2,
+  createdAt: '2026-10-01T09:29:00.000Z',
+  bannedUntil: null,
+  usage: { minute: 12, day: 4821 }
 } as const
 
 export const EXAMPLE_PLAN = {
@@ -31,6 +45,7 @@ export const EXAMPLE_BANNED_KEY = {
   id: 'key_Zp4Yt8Rk2Wm6Qs1X',
   prefix: 'as_live_Vb7N',
   name: 'Scraper trial',
+  customerId: 'cus_Hv3Tq9Lp2Xc6Rb8M',
   plan: 'free',
   limits: { perMinute: 60, perDay: 1000 },
   bannedUntil: '2026-11-27T10:29:00.000Z',

@@ -1,4 +1,5 @@
 export * from './audit.ts'
+export * from './customers/schemas.ts'
 export * from './errors.ts'
 export * from './keys/schemas.ts'
 export * from './openapi.ts'

@@ -4,7 +4,7 @@ import { EXAMPLE_AUDIT_EVENT, EXAMPLE_BANNED_KEY, EXAMPLE_BUCKETS, EXAMPLE_KEY, 
 import { BannedKeys, KeyIdParams } from './keys/schemas.ts'
 import { operation } from './operation.ts'
 import { Operator } from './operators.ts'
-import { TopKeys, TopKeysQuery, UsageBuckets, UsageQuery } from './usage.ts'
+import { TopKeysOrCustomers, TopKeysQuery, UsageBuckets, UsageQuery } from './usage.ts'
 
 // The operator API's reports: usage over time, top keys, bans now, the audit log, and who is signed in.
 
@@ -44,12 +44,13 @@ export const listTopKeys = operation({
   operationId: 'listTopKeys',
   method: 'GET',
   path: '/usage/top',
-  summary: 'Keys with the most requests',
-  description: 'The keys with the most allowed (or refused) requests over [from, to), most first.',
+  summary: 'Keys or customers with the most requests',
+  description:
+    'The keys (or with `group=customer` the customers, their keys summed) with the most allowed (or refused) requests over [from, to), most first.',
   tag: 'Usage',
   role: 'viewer',
   query: TopKeysQuery,
-  success: { status: 200, description: 'Keys and their requests by outcome', schema: TopKeys, headers: [] },
+  success: { status: 200, description: 'Keys (or customers) and their requests by outcome', schema: TopKeysOrCustomers, headers: [] },
   errors: ['validation_failed'],
   examples: {
     parameters: { from: '2026-11-26T10:00:00Z', to: '2026-11-27T10:00:00Z', by: 'refused', limit: 10 },

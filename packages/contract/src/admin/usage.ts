@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox'
+import { Customer } from './customers/schemas.ts'
 import { Key } from './keys/schemas.ts'
 import { Count, Timestamp } from './time.ts'
 
@@ -53,6 +54,7 @@ export const UsageQuery = Type.Object(
 export type UsageQuery = Static<typeof UsageQuery>
 
 export const TOP_KEYS_ORDERS = ['allowed', 'refused'] as const
+export const TOP_GROUPS = ['key', 'customer'] as const
 export const TOP_KEYS_LIMIT_DEFAULT = 10
 
 export const TopKeysQuery = Type.Object(
@@ -66,13 +68,20 @@ export const TopKeysQuery = Type.Object(
         'x-rule': `must be one of ${TOP_KEYS_ORDERS.join(', ')}`
       })
     ),
+    group: Type.Optional(
+      Type.Enum(TOP_GROUPS, {
+        default: 'key',
+        description: "Rank keys, or customers (each with all its keys' requests summed)",
+        'x-rule': `must be one of ${TOP_GROUPS.join(', ')}`
+      })
+    ),
     limit: Type.Optional(
       Type.Integer({
         format: 'int32',
         minimum: 1,
         maximum: 100,
         default: TOP_KEYS_LIMIT_DEFAULT,
-        description: 'How many keys: a plain decimal integer from 1 to 100',
+        description: 'How many keys or customers: a plain decimal integer from 1 to 100',
         'x-rule': 'must be a plain decimal integer from 1 to 100'
       })
     )
@@ -93,3 +102,24 @@ export const TopKey = Type.Object(
 export type TopKey = Static<typeof TopKey>
 
 export const TopKeys = Type.Array(TopKey, { maxItems: 100, description: 'Keys with the most requests first; keys with none are left out' })
+
+export const TopCustomer = Type.Object(
+  {
+    customer: Customer,
+    allowed: TopKey.properties.allowed,
+    rateLimited: TopKey.properties.rateLimited,
+    banned: TopKey.properties.banned
+  },
+  { additionalProperties: false, description: "A customer and its keys' requests by outcome over the range" }
+)
+export type TopCustomer = Static<typeof TopCustomer>
+
+export const TopCustomers = Type.Array(TopCustomer, {
+  maxItems: 100,
+  description: 'Customers with the most requests first; customers with none are left out'
+})
+
+/** listTopKeys' answer: keys, or customers with `group=customer`. */
+export const TopKeysOrCustomers = Type.Union([TopKeys, TopCustomers], {
+  description: 'With group=key (the default) TopKey[]; with group=customer TopCustomer[]'
+})

@@ -51,3 +51,14 @@ export function decodeAuditCursor(cursor: string, filters: Filters): string {
   if (!/^[0-9]{1,19}$/.test(id)) throw new ApiError('invalid_cursor', MALFORMED)
   return id
 }
+
+/** Customers are paged newest first by (creation time, id). */
+export function encodeCustomerCursor(filters: Filters, last: { createdAt: number; id: string }): string {
+  return encode('c', filters, [String(last.createdAt), last.id])
+}
+
+export function decodeCustomerCursor(cursor: string, filters: Filters): { createdAt: number; id: string } {
+  const [createdAt = '', id = ''] = decode('c', cursor, filters, 2)
+  if (!/^[0-9]{1,15}$/.test(createdAt) || !/^cus_[0-9A-Za-z]{16}$/.test(id)) throw new ApiError('invalid_cursor', MALFORMED)
+  return { createdAt: Number(createdAt), id }
+}

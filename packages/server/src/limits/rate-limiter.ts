@@ -2,7 +2,7 @@ import { ANONYMOUS_LIMITS, type Limits, type RateLimitStatus } from '@animal-sto
 import type { Clock } from '../base/clock.ts'
 import { isPending, type Maybe } from '../base/maybe.ts'
 import { ApiError } from '../domain/api-error.ts'
-import type { KeyLimitState, KeyUsage } from '../domain/keys/limits.ts'
+import type { CustomerCounters, WindowUsage } from '../domain/customers/counters.ts'
 import type { PlanBook } from '../domain/plans/book.ts'
 import type { UsageRecorder } from '../domain/usage/recorder.ts'
 import {
@@ -42,7 +42,7 @@ export class RateLimiter {
   readonly #observer: RateLimitObserver
   readonly #usage: UsageRecorder
   readonly #plans: PlanBook
-  /** Keys whose latest request was refused (limited or banned); bounded by the keys issued. */
+  /** Customers' counters whose latest request was refused (limited or banned); bounded by the customers. */
   readonly #refused = new Set<string>()
 
   /** `usage` is told the verdict of every request that names a valid key (and of no other). */
@@ -71,7 +71,7 @@ export class RateLimiter {
   #consume(caller: ApiKeyRecord | string, key: ApiKeyRecord | undefined, limits: Limits): Maybe<Verdict> {
     const now = this.#clock.now()
     const result = this.#store.consume({
-      subject: key === undefined ? addressSubject(caller as string) : keySubject(key.id),
+      subject: key === undefined ? addressSubject(caller as string) : keySubject(key.counterId),
       limits,
       now,
       banThreshold: key === undefined ? null : limits.perMinute,
@@ -84,7 +84,7 @@ export class RateLimiter {
   async status(key: ApiKeyRecord): Promise<{ status: RateLimitStatus; headers: Record<string, string> }> {
     const limits = await this.#plans.limitsOf(key)
     const now = this.#clock.now()
-    const usage = await this.#store.usage(keySubject(key.id), now)
+    const usage = await this.#store.usage(keySubject(key.counterId), now)
     return {
       status: rateLimitStatus(key.plan, limits, now, usage),
       headers: rateLimitHeaders(windowsAt(limits, now, usage.minuteUsed, usage.dayUsed), now)
@@ -102,9 +102,9 @@ export class RateLimiter {
     }
   }
 
-  /** True when the key's latest request was refused: work for its next one waits for the verdict. */
-  recentlyRefused(keyId: string): boolean {
-    return this.#refused.size > 0 && this.#refused.has(keyId)
+  /** True when the latest request of the customer (by its counter id) was refused: work for its next one waits for the verdict. */
+  recentlyRefused(counterId: string): boolean {
+    return this.#refused.size > 0 && this.#refused.has(counterId)
   }
 
   #decide(key: ApiKeyRecord | undefined, limits: Limits, now: number, result: ConsumeResult): Verdict {
@@ -116,12 +116,12 @@ export class RateLimiter {
       if (key !== undefined) {
         this.#usage.count(key.id, 'allowed', now)
         this.#observer.keyAdmitted(key.id)
-        if (this.#refused.size > 0) this.#refused.delete(key.id)
+        if (this.#refused.size > 0) this.#refused.delete(key.counterId)
       }
       return { headers, refusal: undefined }
     }
     if (key !== undefined) {
-      this.#refused.add(key.id)
+      this.#refused.add(key.counterId)
       this.#usage.count(key.id, result.outcome === 'banned' ? 'banned' : 'rateLimited', now)
     }
     if (result.outcome === 'banned') {
@@ -142,12 +142,12 @@ export class RateLimiter {
   }
 }
 
-/** A key's counters, by key id, for key administration. */
-export function keyLimitState(counters: CounterReader): KeyLimitState {
+/** A customer's counters, by counter id, for administration. */
+export function customerCounters(counters: CounterReader): CustomerCounters {
   return {
-    usage: (keyId: string, now: number): Promise<KeyUsage> => counters.usage(keySubject(keyId), now),
-    unban: (keyId: string, now: number) => counters.unban(keySubject(keyId), now),
+    usage: (counterId: string, now: number): Promise<WindowUsage> => counters.usage(keySubject(counterId), now),
+    unban: (counterId: string, now: number) => counters.unban(keySubject(counterId), now),
     bans: async (now: number) =>
-      (await counters.bans(now)).map(({ subject, bannedUntil }) => ({ keyId: subject.slice(KEY_PREFIX.length), bannedUntil }))
+      (await counters.bans(now)).map(({ subject, bannedUntil }) => ({ counterId: subject.slice(KEY_PREFIX.length), bannedUntil }))
   }
 }

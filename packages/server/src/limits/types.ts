@@ -1,9 +1,9 @@
 import type { Limits } from '@animal-store/contract'
 import type { Maybe } from '../base/maybe.ts'
-import type { KeyUsage } from '../domain/keys/limits.ts'
+import type { WindowUsage } from '../domain/customers/counters.ts'
 
 export interface ConsumeRequest {
-  /** `key:<id>` or `ip:<address>`. */
+  /** `key:<counter id>` (a customer's counters, shared by its keys) or `ip:<address>`. */
   subject: string
   limits: Limits
   now: number
@@ -30,7 +30,7 @@ export interface SubjectBan {
 }
 
 /** A subject's usage of the windows containing some moment, and its ban. */
-export type SubjectUsage = KeyUsage
+export type SubjectUsage = WindowUsage
 
 /** What any process may ask of the counters: `keys list` and `keys unban` too. */
 export interface CounterReader {
@@ -38,7 +38,7 @@ export interface CounterReader {
   usage(subject: string, now: number): Promise<SubjectUsage>
   /** Lifts the subject's ban and forgets its refusals, on every instance. */
   unban(subject: string, now: number): Promise<void>
-  /** Every key subject (`key:<id>`) banned at `now`, with the end of its ban, in no order; addresses are never banned. */
+  /** Every customer subject (`key:<counter id>`) banned at `now`, with the end of its ban, in no order; addresses are never banned. */
   bans(now: number): Promise<SubjectBan[]>
   /** Makes counters durable (where the store persists them) and releases connections. */
   close(): Promise<void>
@@ -75,7 +75,8 @@ export interface FallbackEvents {
   recovered(): void
 }
 
+/** A customer's subject: `key:` and its counter id (the id of the key it was made from when upgraded, else its own). */
 export const KEY_PREFIX = 'key:'
-export const keySubject = (keyId: string) => KEY_PREFIX + keyId
+export const keySubject = (counterId: string) => KEY_PREFIX + counterId
 export const ADDRESS_PREFIX = 'ip:'
 export const addressSubject = (address: string) => ADDRESS_PREFIX + address

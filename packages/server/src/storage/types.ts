@@ -1,4 +1,5 @@
 import type { AuditStore } from './audit/types.ts'
+import type { CustomerStore } from './customers/types.ts'
 import type { KeyStore } from './keys/types.ts'
 import type { OperatorStore } from './operators/types.ts'
 import type { IdempotencyStore } from './pets/idempotency.ts'
@@ -14,7 +15,11 @@ export interface Storage {
   readonly operators: OperatorStore
   readonly audit: AuditStore
   readonly plans: PlanStore
-  /** Applies pending numbered migrations, once even when several processes start together; returns how many it applied. */
+  readonly customers: CustomerStore
+  /**
+   * Applies pending numbered migrations, once even when several processes start together, then
+   * gives a customer to each key without one (made by the previous release); returns how many migrations it applied.
+   */
   migrate(): Promise<number>
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>

@@ -46,7 +46,7 @@ export function tracedStorage(storage: Storage, tracing: Tracing, system: Databa
       get: waits ? (id) => tracing.child(selectPets.name, selectPets.attributes, () => pets.get(id)) : (id) => pets.get(id)
     },
     keys: {
-      create: (key, hash, audit) => keys.create(key, hash, audit),
+      create: (key, hash, audit, customer) => keys.create(key, hash, audit, customer),
       findByHash: waits
         ? (hash) => promised(tracing.child(selectKeys.name, selectKeys.attributes, () => keys.findByHash(hash)))
         : (hash) => keys.findByHash(hash),
@@ -64,11 +64,12 @@ export function tracedStorage(storage: Storage, tracing: Tracing, system: Databa
       release: (scope, token) => idempotency.release(scope, token),
       purge: (before) => idempotency.purge(before)
     },
-    // Usage history, operators and the audit log are written and read off the request path: no spans.
+    // Usage history, operators, the audit log, plans and customers are written and read off the request path: no spans.
     usage: storage.usage,
     operators: storage.operators,
     audit: storage.audit,
     plans: storage.plans,
+    customers: storage.customers,
     migrate: () => storage.migrate(),
     ping: () => storage.ping(),
     close: () => storage.close()

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import type { TestContext } from 'node:test'
 import type { Locator, Page } from 'playwright-core'
+import { openChromium, watch } from './chromium.ts'
+import { recordIssuedKey } from './logs.ts'
 import { until } from './wait.ts'
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
@@ -116,4 +119,30 @@ export async function exportCsv(page: Page, scope: Locator | Page = page): Promi
   const [download] = await Promise.all([page.waitForEvent('download'), scope.getByRole('button', { name: 'Export CSV' }).click()])
   const path = await download.path()
   return { name: download.suggestedFilename(), records: parseCsv(readFileSync(path, 'utf8')) }
+}
+
+/** Chromium on the console at `origin` (UTC, en-GB), with every request it makes and every error it logs. */
+export async function openConsole(t: TestContext, origin: string, viewport = { width: 1280, height: 800 }) {
+  const context = await openChromium(t, { viewport, timezoneId: 'UTC', locale: 'en-GB' })
+  const page = context.pages()[0] ?? (await context.newPage())
+  const watched = watch(context, page)
+  assert.equal((await page.goto(`${origin}/`))?.status(), 200)
+  return { page, ...watched }
+}
+
+/** Clicks "Create" in the open Create key dialog, records the secret shown once, and closes it with "Done". */
+export async function createKeyInDialog(page: Page): Promise<void> {
+  const dialog = page.getByRole('dialog')
+  await dialog.getByRole('button', { name: 'Create' }).click()
+  await dialog.getByText('shown once').waitFor()
+  recordIssuedKey(await dialog.getByRole('textbox', { name: 'Secret' }).inputValue())
+  await dialog.getByRole('button', { name: 'Done' }).click()
+  await dialog.waitFor({ state: 'detached' })
+}
+
+/** How wide the page is: wider than the viewport, it scrolls sideways. */
+export function pageWidth(page: Page): Promise<number> {
+  return page.evaluate(
+    () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth
+  )
 }

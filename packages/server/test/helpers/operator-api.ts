@@ -32,16 +32,24 @@ export async function assertOperatorError(
 }
 
 /**
- * A request the operation answers with success when made by an admin: its path (the key's id, or
- * for a plan's operations the id of a plan nothing is on, filled in) and body.
+ * A request the operation answers with success when made by an admin: its path (the key's id, for
+ * a customer's operations the key's customer, for a plan's the id of a plan nothing is on, filled
+ * in) and body.
  */
-export function sampleRequest(op: AdminOperationSpec, keyId: string, planId: string): { path: string; init: RequestInit } {
-  const path = `/admin/v1${op.path.replace('{id}', op.path.startsWith('/plans') ? planId : keyId)}`
+export function sampleRequest(
+  op: AdminOperationSpec,
+  ids: { keyId: string; customerId: string; planId: string }
+): { path: string; init: RequestInit } {
+  const { keyId, customerId, planId } = ids
+  const id = op.path.startsWith('/plans') ? planId : op.path.startsWith('/customers') ? customerId : keyId
+  const path = `/admin/v1${op.path.replace('{id}', id)}`
   const bodies: Record<string, unknown> = {
     createKey: { plan: 'pro', name: 'sample' },
     updateKey: { name: 'renamed' },
     rotateKey: { graceSeconds: 60 },
     createPlan: { id: `${planId}-new`, name: 'Sample', limits: { perMinute: 10, perDay: 100 } },
+    createCustomer: { name: 'Sample', plan: 'pro' },
+    updateCustomer: { name: 'Renamed' },
     updatePlan: { name: 'Renamed' }
   }
   const body = bodies[op.operationId]

@@ -62,6 +62,13 @@ for (const { backend, skip } of await suiteBackends()) {
         { actor: 'operator:Dana (support)', action: 'key.rotate', target: key.id, changes: {}, from: local },
         {
           actor: 'operator:Dana (support)',
+          action: 'customer.update',
+          target: key.customerId,
+          changes: { plan: { from: 'free', to: 'pro' }, perMinute: { from: 100, to: null } },
+          from: local
+        },
+        {
+          actor: 'operator:Dana (support)',
           action: 'key.update',
           target: key.id,
           changes: {
@@ -73,11 +80,20 @@ for (const { backend, skip } of await suiteBackends()) {
           from: local
         },
         { actor: 'operator:Dana (support)', action: 'key.create', target: key.id, changes: {}, from: ['127.0.0.1', 'console-test/1.0'] },
+        // A key made with a plan gets a customer of its own, in the same transaction.
+        {
+          actor: 'operator:Dana (support)',
+          action: 'customer.create',
+          target: key.customerId,
+          changes: {},
+          from: ['127.0.0.1', 'console-test/1.0']
+        },
         { actor: 'cli:test', action: 'operator.create', target: events.at(-1)!.target.id, changes: {}, from: [null, null] }
       ])
-      assert.equal(events[4]!.requestId, 'req-audit-1', 'the request id the operator sent')
-      assert.equal(events[4]!.actor.id, (await app.services.operators.list())[0]!.id)
-      assert.equal(events[4]!.target.name, 'Acme')
+      assert.equal(events[5]!.requestId, 'req-audit-1', 'the request id the operator sent')
+      assert.equal(events[5]!.actor.id, (await app.services.operators.list())[0]!.id)
+      assert.equal(events[5]!.target.name, 'Acme')
+      assert.equal(events[6]!.target.name, 'Acme', "the key's own customer is named after it")
       assert.ok(
         events.every((event, i) => i === 0 || BigInt(event.id) < BigInt(events[i - 1]!.id)),
         'newest first'

@@ -28,7 +28,8 @@ async function call(
   const { id } = await app.keyWithId({ plan: 'free', name: 'matrix' })
   const plan = `matrix-${plans++}`
   await app.services.plans.create({ id: plan, name: 'Matrix', limits: null }, { type: 'cli', id: 'test', name: 'test' })
-  const { path, init } = sampleRequest(op, id, plan)
+  const customerId = (await app.storage.keys.get(id))!.customerId!
+  const { path, init } = sampleRequest(op, { keyId: id, customerId, planId: plan })
   const headers = {
     ...(init.headers as Record<string, string> | undefined),
     ...from(),
@@ -83,9 +84,14 @@ for (const { backend, skip } of await suiteBackends()) {
         assert.equal(asAdmin.headers.get('cache-control'), 'no-store', what)
         assert.ok(asAdmin.headers.get('x-request-id'), what)
       }
-      // The 401s and 403s wrote no audit event: of the operators' requests, only the admin's eight writes did.
+      // The 401s and 403s wrote no audit event: of the operators' requests, only the admin's writes did
+      // (createKey with a plan also made the key's own customer).
       const byOperators = (await app.storage.audit.page({ limit: 1000 })).filter((event) => event.actor.type === 'operator')
       assert.deepEqual(byOperators.map((event) => event.action).sort(), [
+        'customer.create',
+        'customer.create',
+        'customer.unban',
+        'customer.update',
         'key.create',
         'key.revoke',
         'key.rotate',

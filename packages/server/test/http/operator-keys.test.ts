@@ -20,12 +20,13 @@ for (const { backend, skip } of await suiteBackends()) {
       const key = await createKeyAs(app, admin, { plan: 'pro', name: 'Acme', expiresAt: '2030-01-01T01:00:00+01:00' })
       assert.match(key.key, SECRET)
       assert.deepEqual(
-        { ...key, id: '', key: '', prefix: key.prefix.slice(0, 8) },
+        { ...key, id: '', key: '', prefix: key.prefix.slice(0, 8), customerId: key.customerId.slice(0, 4) },
         {
           id: '',
           key: '',
           prefix: 'as_live_',
           name: 'Acme',
+          customerId: 'cus_',
           plan: 'pro',
           limits: { perMinute: 300, perDay: 10000 },
           scopes: ['pets:read', 'pets:write'],
@@ -43,7 +44,7 @@ for (const { backend, skip } of await suiteBackends()) {
 
       const before = await snapshot(app)
       for (const [body, code, words] of [
-        [{}, 'validation_failed', 'plan is required'],
+        [{}, 'validation_failed', 'give customerId, or plan'],
         [{ plan: 'gold' }, 'validation_failed', 'plan must be one of'],
         [{ plan: 'enterprise' }, 'validation_failed', 'needs both perMinute and perDay'],
         [{ plan: 'free', perMinute: 0 }, 'validation_failed', 'perMinute'],

@@ -115,14 +115,14 @@ for (const { backend, skip } of await suiteBackends()) {
       )
       await assertOperatorError(await deletePlan(app, 'free', viewer), 'forbidden')
 
-      // A plan a key is on, revoked or not, stays; it cannot become custom while its keys have no numbers of their own.
+      // A plan a customer is on stays; it cannot become custom while its customers have no numbers of their own.
       const key = await createKeyAs(app, admin, { plan: 'pro' })
       await sendAdmin(app, 'POST', `/admin/v1/keys/${key.id}/revoke`, admin)
       await assertOperatorError(await deletePlan(app, 'pro', admin), 'plan_in_use', 'plan "pro" has 1 customer on it')
       await assertOperatorError(
         await sendAdmin(app, 'PATCH', '/admin/v1/plans/pro', admin, { limits: null }),
         'plan_in_use',
-        'cannot become custom: 1 key on it carry no limits of their own'
+        'cannot become custom: 1 customer on it carries no limits of its own'
       )
       const after = await plans(app, admin)
       assert.equal(after.find((plan) => plan.id === 'pro')!.customers, 1)

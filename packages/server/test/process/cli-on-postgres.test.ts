@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test, type TestContext } from 'node:test'
-import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts'
+import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations/list.ts'
 import { backendSkip, postgresBackend } from '../helpers/backends.ts'
 import { runCli } from '../helpers/cli.ts'
 import { adminQuery, createSchema } from '../helpers/postgres.ts'

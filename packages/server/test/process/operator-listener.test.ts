@@ -53,7 +53,7 @@ describe('animal-store serve: the operator listener', () => {
     assert.equal(await allowed(), 7, 'the counts of the stopped instance were stored at SIGTERM')
     assert.deepEqual(
       (await read<AuditEvent[]>('/audit')).map((e) => e.action),
-      ['key.create', 'operator.create']
+      ['key.create', 'customer.create', 'operator.create']
     )
     second.child.kill('SIGTERM')
     assert.equal(await second.exited, 0, second.output())

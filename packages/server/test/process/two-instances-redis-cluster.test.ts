@@ -75,6 +75,41 @@ describe('two serve processes on one PostgreSQL and a 3-node Redis Cluster', { s
     assert.equal(usage.code, 0, usage.stderr)
     assert.equal((JSON.parse(usage.stdout) as { limits: Array<{ remaining: number }> }).limits[0]!.remaining, 0)
 
+    // Two keys of one Free customer: 60 between them, exactly; the customer's windows in one slot.
+    const customer = await runCli(['customers', 'create', '--name', 'Cluster Co', '--plan', 'free', '--json'], env)
+    assert.equal(customer.code, 0, customer.stderr)
+    const customerId = (JSON.parse(customer.stdout) as { id: string }).id
+    const shared: string[] = []
+    for (const name of ['production', 'staging']) {
+      const made = await runCli(['keys', 'create', '--customer', customerId, '--name', name, '--json'], env)
+      assert.equal(made.code, 0, made.stderr)
+      shared.push((JSON.parse(made.stdout) as { key: string }).key)
+    }
+    const into = Date.now() % 60_000
+    if (into > 45_000) await delay(60_000 - into + 100)
+    const sharedMinute = Date.now() - (Date.now() % 60_000)
+    const sharedStatuses = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const response = await fetch(`${instances[i % 2]!.origin}/v1/pets?limit=1`, {
+          headers: { authorization: `Bearer ${shared[Math.floor(i / 2) % 2]!}` }
+        })
+        await response.arrayBuffer()
+        return response.status
+      })
+    )
+    assert.equal(sharedStatuses.filter((status) => status === 200).length, 60, "exactly the customer's Free per minute, both keys together")
+    const sharedClient = cluster.client()
+    try {
+      const base = `${prefix}rl:{key:${customerId}}`
+      assert.equal(await sharedClient.get(`${base}:m:${sharedMinute}`), '60', "one counter for the customer's keys")
+      const slots = await Promise.all(
+        [`${base}:m:${sharedMinute}`, `${base}:r:${sharedMinute}`, `${base}:ban`].map((key) => sharedClient.cluster('KEYSLOT', key))
+      )
+      assert.equal(new Set(slots).size, 1, "the customer's windows and ban in one slot")
+    } finally {
+      sharedClient.disconnect()
+    }
+
     // One master gone: the cluster cannot serve its slots; /readyz says so, and requests are still answered.
     await cluster.killNode(0)
     for (const instance of instances) {

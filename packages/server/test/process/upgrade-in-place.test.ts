@@ -15,6 +15,15 @@ import { freePort, tempDir } from '../helpers/temp.ts'
 // The previous release (deploy/UPGRADE_FROM): a database it made is upgraded in place by this
 // build, and on PostgreSQL it keeps serving from the database this build migrated while the load
 // moves over (rolling upgrades).
+
+/** Every key upgraded in place is the only key of a customer of its own, made from it (`cus_` + its id's random part). */
+function assertOwnCustomers(keys: readonly Key[]): void {
+  assert.deepEqual(
+    keys.map((key) => key.customerId),
+    keys.map((key) => `cus_${key.id.slice(4)}`)
+  )
+}
+
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url))
 const PREVIOUS = readFileSync(join(REPO, 'deploy/UPGRADE_FROM'), 'utf8').trim()
 const git = (args: string[], cwd = REPO) => spawnSync('git', args, { cwd, encoding: 'utf8' })
@@ -135,6 +144,7 @@ describe(`upgrading in place from ${PREVIOUS}`, { skip: reason ?? false }, () =>
         { name: null, plan: 'pro', limits: { perMinute: 300, perDay: 10000 }, scopes: ['pets:read', 'pets:write'] }
       ]
     )
+    assertOwnCustomers(keys)
     const plans = await json<Plan[]>(['plans', 'list', '--json'], env)
     assert.deepEqual(
       plans.map((plan) => [plan.id, plan.customers]),
@@ -189,6 +199,8 @@ describe(`upgrading in place from ${PREVIOUS}`, { skip: reason ?? false }, () =>
           ['pro', 'pets:read pets:write']
         ]
       )
+      // The key the previous release made after the migration got its customer when this build started.
+      assertOwnCustomers(keys)
       assert.equal((await old.call('/v1/pets', free.key)).status, 200, 'the previous release still answers after this one started')
     }
   )

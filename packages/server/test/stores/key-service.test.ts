@@ -53,7 +53,7 @@ const CREATE_REFUSALS: Array<[string, CreateKeyInput, KeyField, RegExp]> = [
     'enterprise without numbers',
     { plan: 'enterprise' },
     'perMinute',
-    /^a key on the custom plan enterprise needs both perMinute and perDay$/
+    /^a key on the custom plan enterprise needs both perMinute and perDay \(its customer's own numbers\)$/
   ],
   ['enterprise without perDay', { plan: 'enterprise', perMinute: 10 }, 'perDay', /needs both perMinute and perDay/],
   ['perMinute 0', { plan: 'free', perMinute: 0 }, 'perMinute', /^perMinute must be a whole number of at least 1 \(got 0\)$/],

@@ -3,37 +3,46 @@ import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { describe, test, type TestContext } from 'node:test'
-import type { QueryResultRow } from 'pg'
+import pg, { type QueryResultRow } from 'pg'
 import type { AuditAction } from '@animal-store/contract'
 import type { AuditEntry } from '../../src/storage/audit/types.ts'
+import type { CustomerRecord } from '../../src/storage/customers/types.ts'
 import type { ApiKeyRecord } from '../../src/storage/keys/types.ts'
 import type { PlanRecord } from '../../src/storage/plans/types.ts'
-import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts'
+import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations/list.ts'
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations/list.ts'
 import type { Storage } from '../../src/storage/types.ts'
 import { testAudit } from '../helpers/audit.ts'
 import { backendSkip, openStorage, openStore, postgresBackend, suiteBackends } from '../helpers/backends.ts'
 import { adminQuery, createSchema } from '../helpers/postgres.ts'
 import { defer, tempDir } from '../helpers/temp.ts'
+import { until } from '../helpers/wait.ts'
 
 // The plan store of each backend against its real database: migration 7's seed, every refusal
-// made inside the write's transaction, each change's audit row, and the foreign key from api_keys.
+// made inside the write's transaction (a customer created meanwhile counts), each change's audit
+// row, and the foreign keys from customers and api_keys. A plan is in use by the customers on it.
 
 const AT = 1_781_524_810_123
 
-/** The audit entry of a change to a plan, by the `test` CLI user. */
-const planAudit =
-  (action: AuditAction, changes: AuditEntry['changes'] = {}) =>
-  (plan: { id: string; name: string }): AuditEntry => ({
+/** The audit entry of a change to a plan or a customer, by the `test` CLI user. */
+const cliAudit =
+  (type: 'plan' | 'customer', action: AuditAction, changes: AuditEntry['changes'] = {}) =>
+  (target: { id: string; name: string }): AuditEntry => ({
     at: AT,
     actor: { type: 'cli', id: 'test', name: 'test' },
     action,
-    target: { type: 'plan', id: plan.id, name: plan.name },
+    target: { type, id: target.id, name: target.name },
     changes,
     requestId: null,
     remoteAddress: null,
     userAgent: null
   })
+
+const planAudit = (action: AuditAction, changes?: AuditEntry['changes']) => cliAudit('plan', action, changes)
+const customerAudit = (action: AuditAction, changes?: AuditEntry['changes']) => cliAudit('customer', action, changes)
+
+/** KeyStore.update's audit: the key.update entry alone (the key service adds its customer's). */
+const keyUpdateAudit = (_before: ApiKeyRecord, after: ApiKeyRecord): AuditEntry[] => [testAudit('key.update')(after)]
 
 const plan = (id: string, limits: { perMinute: number; perDay: number } | null, name = `Plan ${id}`): PlanRecord => ({
   id,
@@ -43,13 +52,28 @@ const plan = (id: string, limits: { perMinute: number; perDay: number } | null, 
   createdAt: AT
 })
 
-const key = (id: string, planId: string, perMinute: number | null = null, perDay: number | null = null): ApiKeyRecord => ({
+/** A customer on `planId` with these numbers of its own (null: the plan's), counting under its own id. */
+const customer = (id: string, planId: string, perMinute: number | null = null, perDay: number | null = null): CustomerRecord => ({
   id,
-  prefix: `as_live_${id.slice(-4)}`,
-  name: null,
+  name: `Customer ${id}`,
+  externalId: null,
   plan: planId,
   perMinute,
   perDay,
+  counterId: id,
+  createdAt: AT
+})
+
+/** A key of `owner`: it runs under the customer's plan and numbers. */
+const key = (id: string, owner: CustomerRecord): ApiKeyRecord => ({
+  id,
+  prefix: `as_live_${id.slice(-4)}`,
+  name: null,
+  customerId: owner.id,
+  counterId: owner.counterId,
+  plan: owner.plan,
+  perMinute: owner.perMinute,
+  perDay: owner.perDay,
   createdAt: AT,
   expiresAt: null,
   revokedAt: null,
@@ -59,12 +83,64 @@ const key = (id: string, planId: string, perMinute: number | null = null, perDay
 
 const hashOf = (id: string) => createHash('sha256').update(id).digest('hex')
 
-async function createKey(storage: Storage, record: ApiKeyRecord): Promise<void> {
-  await storage.keys.create(record, hashOf(record.id), testAudit('key.create')(record))
+/** `owner` and its first key `keyId`, made in one transaction (as `keys create --plan` makes them). */
+async function createKeyWithCustomer(storage: Storage, keyId: string, owner: CustomerRecord): Promise<void> {
+  const record = key(keyId, owner)
+  await storage.keys.create(record, hashOf(keyId), testAudit('key.create')(record), {
+    record: owner,
+    audit: customerAudit('customer.create')(owner)
+  })
+}
+
+/** A customer without keys. */
+async function createCustomer(storage: Storage, owner: CustomerRecord): Promise<void> {
+  assert.equal(await storage.customers.create(owner, customerAudit('customer.create')(owner)), true)
 }
 
 async function auditOf(storage: Storage, target: string): Promise<AuditEntry[]> {
   return (await storage.audit.page({ target, limit: 100 })).map(({ id: _id, ...entry }) => entry)
+}
+
+/** A key as the previous release (no customers) creates it during a rolling upgrade: no customer until adopted. */
+async function insertPreviousReleaseKey(env: Record<string, string>, id: string, planId: string): Promise<void> {
+  const url = env.DATABASE_URL!
+  if (!url.startsWith('sqlite:')) {
+    await adminQuery(
+      `INSERT INTO api_keys (id, secret_hash, prefix, name, plan, per_minute, per_day, created_at) VALUES ($1, $2, 'as_live_prev', NULL, $3, NULL, NULL, now())`,
+      [id, hashOf(id), planId],
+      url
+    )
+    return
+  }
+  const db = new DatabaseSync(url.slice('sqlite:'.length), { timeout: 5000 })
+  try {
+    db.prepare(
+      `INSERT INTO api_keys (id, secret_hash, prefix, name, plan, per_minute, per_day, created_at) VALUES (?, ?, 'as_live_prev', NULL, ?, NULL, NULL, ?)`
+    ).run(id, hashOf(id), planId, AT)
+  } finally {
+    db.close()
+  }
+}
+
+/** A transaction of its own on the PostgreSQL schema of `env`, left open: the caller commits it. */
+async function openTransaction(t: TestContext, env: Record<string, string>): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: env.DATABASE_URL })
+  await client.connect()
+  defer(t, () => client.end())
+  await client.query('BEGIN')
+  return client
+}
+
+/** Waits until a connection of the schema of `env` waits for a lock (another's transaction holds). */
+async function untilWaitingOnLock(env: Record<string, string>): Promise<void> {
+  const schema = new URL(env.DATABASE_URL!).searchParams.get('application_name')
+  await until(
+    async () => {
+      const rows = await adminQuery("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [schema])
+      return rows.length > 0
+    },
+    { timeoutMs: 5000, what: 'the store’s transaction to wait for the lock' }
+  )
 }
 
 for (const { backend, skip } of await suiteBackends()) {
@@ -77,10 +153,10 @@ for (const { backend, skip } of await suiteBackends()) {
       assert.deepEqual(
         plans.map(({ createdAt: _, ...rest }) => rest),
         [
-          { id: 'business', name: 'Business', perMinute: 1000, perDay: 100_000, keys: 0 },
-          { id: 'enterprise', name: 'Enterprise', perMinute: null, perDay: null, keys: 0 },
-          { id: 'free', name: 'Free', perMinute: 60, perDay: 1000, keys: 0 },
-          { id: 'pro', name: 'Pro', perMinute: 300, perDay: 10_000, keys: 0 }
+          { id: 'business', name: 'Business', perMinute: 1000, perDay: 100_000, customers: 0 },
+          { id: 'enterprise', name: 'Enterprise', perMinute: null, perDay: null, customers: 0 },
+          { id: 'free', name: 'Free', perMinute: 60, perDay: 1000, customers: 0 },
+          { id: 'pro', name: 'Pro', perMinute: 300, perDay: 10_000, customers: 0 }
         ]
       )
       for (const { id, createdAt } of plans) {
@@ -95,10 +171,10 @@ for (const { backend, skip } of await suiteBackends()) {
       const { storage } = await openStore(t, backend)
       const team = plan('team-2', { perMinute: 120, perDay: 5000 }, 'Team')
       assert.equal(await storage.plans.create(team, planAudit('plan.create')(team)), true)
-      assert.deepEqual(await storage.plans.get('team-2'), { ...team, keys: 0 })
+      assert.deepEqual(await storage.plans.get('team-2'), { ...team, customers: 0 })
       const custom = plan('custom', null, 'Custom')
       assert.equal(await storage.plans.create(custom, planAudit('plan.create')(custom)), true)
-      assert.deepEqual(await storage.plans.get('custom'), { ...custom, keys: 0 })
+      assert.deepEqual(await storage.plans.get('custom'), { ...custom, customers: 0 })
       assert.deepEqual(
         (await storage.plans.list()).map((p) => p.id),
         ['business', 'custom', 'enterprise', 'free', 'pro', 'team-2'],
@@ -109,7 +185,7 @@ for (const { backend, skip } of await suiteBackends()) {
       assert.equal(await storage.plans.create(again, planAudit('plan.create')(again)), false)
       const seeded = plan('free', null, 'Free again')
       assert.equal(await storage.plans.create(seeded, planAudit('plan.create')(seeded)), false)
-      assert.deepEqual(await storage.plans.get('team-2'), { ...team, keys: 0 }, 'the first plan stays')
+      assert.deepEqual(await storage.plans.get('team-2'), { ...team, customers: 0 }, 'the first plan stays')
       assert.equal((await storage.plans.get('free'))?.perMinute, 60)
       assert.deepEqual(await auditOf(storage, 'team-2'), [planAudit('plan.create')(team)], 'one row: the refused create wrote none')
       assert.deepEqual(await auditOf(storage, 'free'), [])
@@ -136,7 +212,7 @@ for (const { backend, skip } of await suiteBackends()) {
       const both = await storage.plans.update('team', { name: 'Team custom', limits: null }, audit)
       const custom = { ...team, name: 'Team custom', perMinute: null, perDay: null }
       assert.deepEqual(both, { outcome: 'updated', before: { ...team, name: 'Team plan', perMinute: 7, perDay: 70 }, after: custom })
-      assert.deepEqual(await storage.plans.get('team'), { ...custom, keys: 0 })
+      assert.deepEqual(await storage.plans.get('team'), { ...custom, customers: 0 })
       // Nothing to change still answers (and audits): refusing it is the plan service's call.
       assert.deepEqual(await storage.plans.update('team', {}, audit), { outcome: 'updated', before: custom, after: custom })
       const back = await storage.plans.update('team', { limits: { perMinute: 1, perDay: 2 } }, audit)
@@ -161,39 +237,47 @@ for (const { backend, skip } of await suiteBackends()) {
       )
     })
 
-    test('a plan cannot become custom while a key on it (revoked too) has no numbers of its own; nothing changes', async (t) => {
+    test('a plan cannot become custom while a customer on it (keys revoked, or none, too) has no numbers of its own; nothing changes', async (t) => {
       const { storage } = await openStore(t, backend)
       const team = plan('team', { perMinute: 120, perDay: 5000 }, 'Team')
       await storage.plans.create(team, planAudit('plan.create')(team))
-      await createKey(storage, key('key_team_both', 'team', 5, 50))
-      await createKey(storage, key('key_team_minute', 'team', 5, null))
-      await createKey(storage, key('key_team_none', 'team'))
-      await createKey(storage, key('key_free_none', 'free'))
-      await storage.keys.revoke('key_team_none', AT + 1, testAudit('key.revoke'))
-      const audit = (before: PlanRecord, after: PlanRecord) => planAudit('plan.update')(after)
+      await createKeyWithCustomer(storage, 'key_team_both', customer('cus_TeamBoth00000000', 'team', 5, 50))
+      await createKeyWithCustomer(storage, 'key_team_minute', customer('cus_TeamMinute000000', 'team', 5, null))
+      await createKeyWithCustomer(storage, 'key_team_revoked', customer('cus_TeamRevoked00000', 'team'))
+      await storage.keys.revoke('key_team_revoked', AT + 1, testAudit('key.revoke'))
+      await createCustomer(storage, customer('cus_TeamKeyless00000', 'team'))
+      await createKeyWithCustomer(storage, 'key_free_none', customer('cus_FreeNone00000000', 'free'))
+      const audit = (_before: PlanRecord, after: PlanRecord) => planAudit('plan.update')(after)
 
       assert.deepEqual(await storage.plans.update('team', { name: 'Custom', limits: null }, audit), {
-        outcome: 'keys_without_limits',
-        keys: 2
+        outcome: 'customers_without_limits',
+        customers: 3
       })
-      assert.deepEqual(await storage.plans.get('team'), { ...team, keys: 3 }, 'neither the name nor the limits changed')
+      assert.deepEqual(await storage.plans.get('team'), { ...team, customers: 4 }, 'neither the name nor the limits changed')
       assert.deepEqual(await auditOf(storage, 'team'), [planAudit('plan.create')(team)])
 
-      // Other changes to the plan are not held back by those keys.
+      // Other changes to the plan are not held back by those customers.
       const limited = await storage.plans.update('team', { limits: { perMinute: 9, perDay: 90 } }, audit)
       assert.equal(limited.outcome, 'updated')
 
-      await storage.keys.update('key_team_minute', { perDay: 60 }, testAudit('key.update'))
-      assert.deepEqual(await storage.plans.update('team', { limits: null }, audit), { outcome: 'keys_without_limits', keys: 1 })
+      // A key's numbers are its customer's: setting the one missing through the key counts.
+      await storage.keys.update('key_team_minute', { perDay: 60 }, keyUpdateAudit)
+      assert.deepEqual(await storage.plans.update('team', { limits: null }, audit), { outcome: 'customers_without_limits', customers: 2 })
+      const numbers = customerAudit('customer.update')
+      assert.equal((await storage.customers.update('cus_TeamRevoked00000', { perMinute: 1, perDay: 2 }, numbers)).outcome, 'updated')
+      assert.deepEqual(await storage.plans.update('team', { limits: null }, audit), { outcome: 'customers_without_limits', customers: 1 })
+      assert.equal((await storage.customers.update('cus_TeamKeyless00000', { plan: 'free' }, numbers)).outcome, 'updated')
 
-      const alone = plan('alone', { perMinute: 3, perDay: 4 })
-      await storage.plans.create(alone, planAudit('plan.create')(alone))
-      await createKey(storage, key('key_alone', 'alone', 1, 2))
-      const custom = await storage.plans.update('alone', { limits: null }, audit)
-      assert.deepEqual(custom, { outcome: 'updated', before: alone, after: { ...alone, perMinute: null, perDay: null } })
+      const custom = await storage.plans.update('team', { limits: null }, audit)
+      assert.deepEqual(custom, {
+        outcome: 'updated',
+        before: { ...team, perMinute: 9, perDay: 90 },
+        after: { ...team, perMinute: null, perDay: null }
+      })
+      assert.deepEqual(await storage.plans.get('team'), { ...team, perMinute: null, perDay: null, customers: 3 })
     })
 
-    test('delete: an unused plan goes; one any key names, even a revoked one, stays', async (t) => {
+    test('delete: an unused plan goes; one any customer is on, even one without a live key, stays', async (t) => {
       const { storage } = await openStore(t, backend)
       const unused = plan('unused', { perMinute: 1, perDay: 1 })
       await storage.plans.create(unused, planAudit('plan.create')(unused))
@@ -211,44 +295,73 @@ for (const { backend, skip } of await suiteBackends()) {
 
       const used = plan('used', { perMinute: 1, perDay: 1 })
       await storage.plans.create(used, planAudit('plan.create')(used))
-      await createKey(storage, key('key_used_1', 'used'))
-      await createKey(storage, key('key_used_2', 'used'))
-      assert.deepEqual(await storage.plans.delete('used', planAudit('plan.delete')), { outcome: 'in_use', keys: 2 })
+      await createKeyWithCustomer(storage, 'key_used_1', customer('cus_Used000000000001', 'used'))
+      await createKeyWithCustomer(storage, 'key_used_2', customer('cus_Used000000000002', 'used'))
+      // A second key of the same customer: a plan counts customers, not keys.
+      const second = key('key_used_2b', customer('cus_Used000000000002', 'used'))
+      await storage.keys.create(second, hashOf(second.id), testAudit('key.create')(second))
+      assert.deepEqual(await storage.plans.delete('used', planAudit('plan.delete')), { outcome: 'in_use', customers: 2 })
       await storage.keys.revoke('key_used_1', AT + 1, testAudit('key.revoke'))
-      await storage.keys.update('key_used_2', { plan: 'free' }, testAudit('key.update'))
-      assert.deepEqual(await storage.plans.get('used'), { ...used, keys: 1 }, 'the revoked key still names it')
-      assert.deepEqual(await storage.plans.delete('used', planAudit('plan.delete')), { outcome: 'in_use', keys: 1 })
-      assert.deepEqual(await storage.plans.get('used'), { ...used, keys: 1 })
+      await storage.keys.update('key_used_2', { plan: 'free' }, keyUpdateAudit)
+      assert.equal((await storage.keys.get('key_used_2b'))?.plan, 'free', 'the plan is the customer’s: all its keys moved')
+      assert.deepEqual(await storage.plans.get('used'), { ...used, customers: 1 }, 'the customer whose key is revoked is still on it')
+      assert.deepEqual(await storage.plans.delete('used', planAudit('plan.delete')), { outcome: 'in_use', customers: 1 })
+      assert.deepEqual(await storage.plans.get('used'), { ...used, customers: 1 })
       assert.deepEqual(await auditOf(storage, 'used'), [planAudit('plan.create')(used)], 'refused deletes wrote nothing')
-      assert.deepEqual(await storage.plans.delete('free', planAudit('plan.delete')), { outcome: 'in_use', keys: 1 })
+      assert.deepEqual(await storage.plans.delete('free', planAudit('plan.delete')), { outcome: 'in_use', customers: 1 })
       const pro = await planOf(storage, 'pro')
       assert.deepEqual(await storage.plans.delete('pro', planAudit('plan.delete')), { outcome: 'deleted', plan: pro })
-      assert.equal(await storage.plans.get('pro'), undefined, 'a seeded plan no key names can go too')
+      assert.equal(await storage.plans.get('pro'), undefined, 'a seeded plan no customer is on can go too')
     })
 
-    test('a key may name a new plan, and no plan that does not exist', async (t) => {
+    test('a key the previous release made (no customer yet) is adopted before a plan’s use is counted', async (t) => {
+      const { storage, env } = await openStore(t, backend)
+      const old = plan('old', { perMinute: 1, perDay: 1 })
+      await storage.plans.create(old, planAudit('plan.create')(old))
+      await insertPreviousReleaseKey(env, 'key_PrevRelease00001', 'old')
+      assert.equal((await storage.plans.get('old'))?.customers, 0, 'not a customer yet')
+      const audit = (_before: PlanRecord, after: PlanRecord) => planAudit('plan.update')(after)
+      assert.deepEqual(await storage.plans.update('old', { limits: null }, audit), { outcome: 'customers_without_limits', customers: 1 })
+      assert.equal((await storage.keys.get('key_PrevRelease00001'))?.customerId, 'cus_PrevRelease00001', 'adopted by the check')
+
+      await insertPreviousReleaseKey(env, 'key_PrevRelease00002', 'old')
+      assert.deepEqual(await storage.plans.delete('old', planAudit('plan.delete')), { outcome: 'in_use', customers: 2 })
+      assert.deepEqual(await planOf(storage, 'old'), old)
+      assert.deepEqual(await auditOf(storage, 'old'), [planAudit('plan.create')(old)])
+    })
+
+    test('a customer may be on a new plan, and on no plan that does not exist', async (t) => {
       const { storage } = await openStore(t, backend)
       const team = plan('team', { perMinute: 120, perDay: 5000 })
       await storage.plans.create(team, planAudit('plan.create')(team))
-      await createKey(storage, key('key_on_team', 'team'))
+      await createKeyWithCustomer(storage, 'key_on_team', customer('cus_OnTeam0000000000', 'team'))
       assert.equal((await storage.keys.get('key_on_team'))?.plan, 'team')
-      assert.equal((await storage.plans.get('team'))?.keys, 1)
+      assert.equal((await storage.customers.get('cus_OnTeam0000000000'))?.plan, 'team')
+      assert.equal((await storage.plans.get('team'))?.customers, 1)
 
-      await assert.rejects(createKey(storage, key('key_on_gold', 'gold')), /FOREIGN KEY constraint failed|violates foreign key constraint/)
+      const foreignKey = /FOREIGN KEY constraint failed|violates foreign key constraint/
+      const gold = customer('cus_OnGold0000000000', 'gold')
+      await assert.rejects(createKeyWithCustomer(storage, 'key_on_gold', gold), foreignKey)
+      await assert.rejects(storage.customers.create(gold, customerAudit('customer.create')(gold)), foreignKey)
       assert.equal(await storage.keys.get('key_on_gold'), undefined)
-      await assert.rejects(
-        storage.keys.update('key_on_team', { plan: 'gold' }, testAudit('key.update')),
-        /FOREIGN KEY constraint failed|violates foreign key constraint/
-      )
+      assert.equal(await storage.customers.get(gold.id), undefined)
+      await assert.rejects(storage.keys.update('key_on_team', { plan: 'gold' }, keyUpdateAudit), foreignKey)
+      await assert.rejects(storage.customers.update('cus_OnTeam0000000000', { plan: 'gold' }, customerAudit('customer.update')), foreignKey)
       assert.equal((await storage.keys.get('key_on_team'))?.plan, 'team')
+      assert.equal((await storage.customers.get('cus_OnTeam0000000000'))?.plan, 'team')
       assert.deepEqual(
-        (await auditOf(storage, 'key_on_gold')).concat(await auditOf(storage, 'key_on_team')).map((row) => row.action),
-        ['key.create'],
+        [
+          ...(await auditOf(storage, 'key_on_gold')),
+          ...(await auditOf(storage, gold.id)),
+          ...(await auditOf(storage, 'key_on_team')),
+          ...(await auditOf(storage, 'cus_OnTeam0000000000'))
+        ].map((row) => row.action),
+        ['key.create', 'customer.create'],
         'the refused writes left no audit row'
       )
     })
 
-    test('the audit log accepts plan (and, ahead of their release, customer) actions and targets', async (t) => {
+    test('the audit log accepts plan and customer actions and targets, and no other', async (t) => {
       const { storage } = await openStore(t, backend)
       const entries: AuditEntry[] = [
         planAudit('plan.create')({ id: 'a', name: 'A' }),
@@ -256,10 +369,8 @@ for (const { backend, skip } of await suiteBackends()) {
         planAudit('plan.delete')({ id: 'a', name: 'A' })
       ]
       for (const entry of entries) await storage.audit.append(entry)
-      // Not yet an AuditAction: the database accepts them already, so the next release needs no rebuild.
-      for (const action of ['customer.create', 'customer.update', 'customer.unban']) {
-        const entry = { ...planAudit('plan.create')({ id: 'c', name: 'C' }), action, target: { type: 'customer', id: 'c', name: 'C' } }
-        await storage.audit.append(entry as unknown as AuditEntry)
+      for (const action of ['customer.create', 'customer.update', 'customer.unban'] as const) {
+        await storage.audit.append(customerAudit(action)({ id: 'c', name: 'C' }))
       }
       assert.deepEqual(await auditOf(storage, 'a'), [...entries].reverse())
       assert.deepEqual(
@@ -291,9 +402,47 @@ for (const { backend, skip } of await suiteBackends()) {
 async function planOf(storage: Storage, id: string): Promise<PlanRecord | undefined> {
   const found = await storage.plans.get(id)
   if (found === undefined) return undefined
-  const { keys: _, ...record } = found
+  const { customers: _, ...record } = found
   return record
 }
+
+// SQLite has one writer at a time, so no customer can be written between a check and its change.
+// PostgreSQL's check sees a customer committed meanwhile: the plan's row lock waits for its insert.
+describe('PlanStore on PostgreSQL, a customer created while a plan change waits', { skip: await backendSkip(postgresBackend) }, () => {
+  test('a customer without numbers committed while the plan is made custom is counted; the plan stays', async (t) => {
+    const { storage, env } = await openStore(t, postgresBackend)
+    const team = plan('team', { perMinute: 120, perDay: 5000 })
+    await storage.plans.create(team, planAudit('plan.create')(team))
+    const other = await openTransaction(t, env)
+    // Its foreign key locks the plan's row (FOR KEY SHARE) until it commits.
+    await other.query(
+      `INSERT INTO customers (id, name, plan, counter_id, created_at) VALUES ('cus_Meanwhile0000000', 'meanwhile', 'team', 'cus_Meanwhile0000000', now())`
+    )
+    const custom = storage.plans.update('team', { limits: null }, (_before, after) => planAudit('plan.update')(after))
+    await untilWaitingOnLock(env)
+    await other.query('COMMIT')
+    assert.deepEqual(await custom, { outcome: 'customers_without_limits', customers: 1 })
+    assert.deepEqual(await storage.plans.get('team'), { ...team, customers: 1 })
+    assert.deepEqual(await auditOf(storage, 'team'), [planAudit('plan.create')(team)])
+  })
+
+  test('a key the previous release made while the plan is deleted is adopted and counted; the plan stays', async (t) => {
+    const { storage, env } = await openStore(t, postgresBackend)
+    const team = plan('team', { perMinute: 120, perDay: 5000 })
+    await storage.plans.create(team, planAudit('plan.create')(team))
+    const other = await openTransaction(t, env)
+    await other.query(
+      `INSERT INTO api_keys (id, secret_hash, prefix, name, plan, created_at) VALUES ('key_Meanwhile0000000', $1, 'as_live_mean', NULL, 'team', now())`,
+      [hashOf('meanwhile')]
+    )
+    const deleting = storage.plans.delete('team', planAudit('plan.delete'))
+    await untilWaitingOnLock(env)
+    await other.query('COMMIT')
+    assert.deepEqual(await deleting, { outcome: 'in_use', customers: 1 })
+    assert.equal((await storage.customers.get('cus_Meanwhile0000000'))?.plan, 'team')
+    assert.deepEqual(await auditOf(storage, 'team'), [planAudit('plan.create')(team)])
+  })
+})
 
 /** A file as the release before plans left it: migrations 1 to 6 applied as SqliteStorage applies them. */
 function versionSixFile(t: TestContext): string {
@@ -373,8 +522,8 @@ function stateOf(path: string): FileState {
   }
 }
 
-describe('SQLite migration 7 on a version-6 file', () => {
-  test('rebuilds api_keys and audit_events keeping every row, index and the audit id sequence', async (t) => {
+describe('SQLite migrations 7 to 9 on a version-6 file', () => {
+  test('rebuild api_keys and audit_events keeping every row, index and the audit id sequence; each key gets a customer', async (t) => {
     const path = versionSixFile(t)
     const before = stateOf(path)
     assert.equal(before.keys.length, 2)
@@ -383,23 +532,32 @@ describe('SQLite migration 7 on a version-6 file', () => {
     const storage = await openStorage(t, { DATABASE_URL: `sqlite:${path}` })
     assert.equal(await storage.migrate(), SQLITE_MIGRATIONS.length - 6)
     const after = stateOf(path)
-    // Migration 8 adds the scopes, both for every key made before.
+    // Migration 8 adds the scopes, both for every key made before; migration 9 a customer of its own.
     const rows = (keys: unknown[]) => keys.map((key) => ({ ...(key as Record<string, unknown>) }))
     assert.deepEqual(
       rows(after.keys),
-      rows(before.keys).map((key) => ({ ...key, scopes: 'pets:read pets:write' }))
+      rows(before.keys).map((key) => ({ ...key, scopes: 'pets:read pets:write', customer_id: `cus_${String(key.id).slice(4)}` }))
     )
     assert.deepEqual(after.audit, before.audit)
     assert.deepEqual(after.sequence, before.sequence)
-    const added = ['api_keys_plan', 'sqlite_autoindex_plans_1']
+    const added: Record<string, string> = {
+      api_keys_customer: 'api_keys',
+      api_keys_plan: 'api_keys',
+      customers_created: 'customers',
+      customers_plan: 'customers',
+      sqlite_autoindex_customers_1: 'customers',
+      sqlite_autoindex_customers_2: 'customers',
+      sqlite_autoindex_customers_3: 'customers',
+      sqlite_autoindex_plans_1: 'plans'
+    }
     assert.deepEqual(
-      after.indexes.filter((index) => !added.includes(index.name)),
+      after.indexes.filter((index) => !(index.name in added)),
       before.indexes,
       'every index of version 6 is there again, by name, table and definition'
     )
     assert.deepEqual(
-      after.indexes.filter((index) => added.includes(index.name)).map((index) => index.tbl_name),
-      ['api_keys', 'plans']
+      Object.fromEntries(after.indexes.filter((index) => index.name in added).map((index) => [index.name, index.tbl_name])),
+      added
     )
 
     const db = new DatabaseSync(path, { readOnly: true })
@@ -429,8 +587,23 @@ describe('SQLite migration 7 on a version-6 file', () => {
       ]
     )
     assert.equal((await storage.keys.findByHash(hashOf('a0')))?.id, 'key_AAAAAAAAAAAAAAAA', 'the previous secret still finds its key')
+    // Each key is the only key of a customer of its own, with its name (its id when it has none), plan, numbers and counters.
     assert.deepEqual(
-      (await storage.plans.list()).map((p) => [p.id, p.keys]),
+      (await storage.keys.list()).map((k) => [k.customerId, k.counterId]),
+      [
+        ['cus_AAAAAAAAAAAAAAAA', 'key_AAAAAAAAAAAAAAAA'],
+        ['cus_BBBBBBBBBBBBBBBB', 'key_BBBBBBBBBBBBBBBB']
+      ]
+    )
+    assert.deepEqual(
+      (await storage.customers.page({ limit: 10 })).map((c) => [c.id, c.name, c.plan, c.perMinute, c.perDay, c.createdAt, c.keys]),
+      [
+        ['cus_BBBBBBBBBBBBBBBB', 'key_BBBBBBBBBBBBBBBB', 'enterprise', 5, 9, AT + 1, 0],
+        ['cus_AAAAAAAAAAAAAAAA', 'shop', 'pro', 7, null, AT, 1]
+      ]
+    )
+    assert.deepEqual(
+      (await storage.plans.list()).map((p) => [p.id, p.customers]),
       [
         ['business', 0],
         ['enterprise', 1],
@@ -442,7 +615,10 @@ describe('SQLite migration 7 on a version-6 file', () => {
     const [newest] = await storage.audit.page({ limit: 1 })
     assert.equal(newest?.id, '4', 'the next audit id follows the highest ever handed out')
     assert.equal(newest?.target.type, 'plan')
-    await assert.rejects(createKey(storage, key('key_CCCCCCCCCCCCCCCC', 'gold')), /FOREIGN KEY constraint failed/)
+    await assert.rejects(
+      createKeyWithCustomer(storage, 'key_CCCCCCCCCCCCCCCC', customer('cus_CCCCCCCCCCCCCCCC', 'gold')),
+      /FOREIGN KEY constraint failed/
+    )
   })
 })
 
@@ -455,7 +631,7 @@ interface Constraint extends QueryResultRow {
 const CONSTRAINTS = `SELECT conrelid::regclass::text AS "table", conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint
   WHERE connamespace = current_schema()::regnamespace AND conrelid::regclass::text IN ('api_keys', 'audit_events') ORDER BY 1, 2`
 
-describe('PostgreSQL migration 7 on a version-6 schema', { skip: await backendSkip(postgresBackend) }, () => {
+describe('PostgreSQL migrations 7 to 9 on a version-6 schema', { skip: await backendSkip(postgresBackend) }, () => {
   test('only adds: the previous release’s rows and writes stay valid; plan and audit checks are widened', async (t) => {
     const schema = await createSchema()
     defer(t, () => schema.drop())
@@ -484,35 +660,42 @@ describe('PostgreSQL migration 7 on a version-6 schema', { skip: await backendSk
     assert.equal(await storage.migrate(), POSTGRES_MIGRATIONS.length - 6)
     assert.deepEqual(
       await sql('SELECT * FROM api_keys ORDER BY id'),
-      keysBefore.map((key) => ({ ...key, scopes: 'pets:read pets:write' })),
-      'every key as it was, with both scopes (migration 8)'
+      keysBefore.map((key) => ({ ...key, scopes: 'pets:read pets:write', customer_id: `cus_${String(key.id).slice(4)}` })),
+      'every key as it was, with both scopes (migration 8) and a customer of its own (migration 9)'
     )
     assert.deepEqual(await sql('SELECT * FROM audit_events ORDER BY id'), auditBefore)
     const widened = ['api_keys_plan_check', 'audit_events_action_check', 'audit_events_target_type_check']
+    const added = ['api_keys_plan_fkey', 'api_keys_customer_id_fkey']
     const constraintsAfter = await sql<Constraint>(CONSTRAINTS)
     assert.deepEqual(
-      constraintsAfter.filter((c) => !widened.includes(c.name) && c.name !== 'api_keys_plan_fkey'),
+      constraintsAfter.filter((c) => !widened.includes(c.name) && !added.includes(c.name)),
       constraintsBefore.filter((c) => !widened.includes(c.name)),
       'every other constraint is as it was'
     )
     const byName = new Map(constraintsAfter.map((c) => [c.name, c.definition]))
     assert.equal(byName.get('api_keys_plan_check'), undefined)
     assert.equal(byName.get('api_keys_plan_fkey'), 'FOREIGN KEY (plan) REFERENCES plans(id)')
+    assert.equal(byName.get('api_keys_customer_id_fkey'), 'FOREIGN KEY (customer_id) REFERENCES customers(id)')
     assert.match(byName.get('audit_events_action_check')!, /'plan\.delete'::text, 'customer\.create'::text/)
     assert.match(byName.get('audit_events_target_type_check')!, /'plan'::text, 'customer'::text/)
 
-    // The previous release keeps writing as it did.
+    // The previous release keeps writing as it did: its new key is on the plan once it has a customer.
     await sql(insertKey, ['key_BBBBBBBBBBBBBBBB', hashOf('b'), null])
     await sql(insertAudit, ['key.update', 'key_BBBBBBBBBBBBBBBB'])
-    assert.deepEqual(
-      (await storage.plans.list()).map((p) => [p.id, p.perMinute, p.perDay, p.keys]),
-      [
-        ['business', 1000, 100_000, 0],
-        ['enterprise', null, null, 0],
-        ['free', 60, 1000, 0],
-        ['pro', 300, 10_000, 2]
-      ]
-    )
+    const plans = async () => (await storage.plans.list()).map((p) => [p.id, p.perMinute, p.perDay, p.customers])
+    assert.deepEqual(await plans(), [
+      ['business', 1000, 100_000, 0],
+      ['enterprise', null, null, 0],
+      ['free', 60, 1000, 0],
+      ['pro', 300, 10_000, 1]
+    ])
+    assert.equal(await storage.customers.adoptKeys(), 1)
+    assert.deepEqual(await plans(), [
+      ['business', 1000, 100_000, 0],
+      ['enterprise', null, null, 0],
+      ['free', 60, 1000, 0],
+      ['pro', 300, 10_000, 2]
+    ])
     assert.equal((await storage.keys.findByHash(hashOf('a0')))?.id, 'key_AAAAAAAAAAAAAAAA')
   })
 })

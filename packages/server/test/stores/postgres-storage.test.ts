@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test, type TestContext } from 'node:test'
 import pg from 'pg'
-import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts'
+import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations/list.ts'
 import type { Storage } from '../../src/storage/types.ts'
 import { assertError } from '../helpers/assertions.ts'
 import { postJson, startApp, type TestApp } from '../helpers/app.ts'
@@ -217,6 +217,8 @@ describe('PostgreSQL storage', { skip }, () => {
       id: 'key_0123456789abcdef',
       prefix: 'as_live_abcd',
       name: null,
+      customerId: null,
+      counterId: 'key_0123456789abcdef',
       plan: 'enterprise' as const,
       perMinute: 1_000_000,
       perDay: 9_007_199_254,

@@ -23,7 +23,7 @@ function table(...initial: PlanRecord[]) {
       list: async () => {
         reads++
         if (failing !== undefined) throw failing
-        return plans.map((p) => ({ ...p, keys: 0 }))
+        return plans.map((p) => ({ ...p, customers: 0 }))
       }
     },
     set: (...next: PlanRecord[]) => (plans = next),

@@ -2,36 +2,14 @@ import { parseArgs } from 'node:util'
 import { compose } from '../../compose.ts'
 import type { Config } from '../../config.ts'
 import { KeyInputError, KeyNotFoundError, KeyRevokedError, type KeyTerm } from '../../domain/keys/errors.ts'
+import { KEYS_HELP } from './help.ts'
 import { table, usageText } from './table.ts'
 import { osUser } from '../os-user.ts'
 import { UsageError } from '../usage-error.ts'
 
-export const KEYS_HELP = `Usage: animal-store keys <command> [options]
-
-Commands:
-  create --plan <plan id> [--name TEXT] [--per-minute N] [--per-day N] [--scopes LIST] [--expires-at ISO8601] [--json]
-         Creates a key and prints its secret once. A new database has the plans free, pro, business
-         and enterprise (animal-store plans list). Keys on a custom plan (enterprise) need
-         --per-minute and --per-day; on other plans they override the plan's numbers. --scopes:
-         what the key may do, comma-separated: pets:read (list, get), pets:write (create); both by default.
-  list [--json]      Lists keys (never their secrets).
-  update <id> [--plan P] [--per-minute N] [--per-day N] [--name TEXT] [--scopes LIST] [--expires-at ISO8601 | --no-expiry] [--json]
-         Changes a key in place, same secret; every instance applies it within 5 seconds. Usage in the
-         current windows and any ban are kept. A new --plan drops earlier overrides unless given again.
-  rotate <id> [--grace SECONDS] [--json]
-         Issues a new secret for the key (same id, plan, usage and ban) and prints it once. The old
-         secret keeps working for --grace seconds (default 86400, at most 2592000; 0 ends it at once).
-  usage <id> [--json]
-         The key's use of its minute and day windows and any ban.
-  revoke <id>        Revokes a key; every instance refuses it within 5 seconds (again: no change).
-  unban <id>         Lifts a temporary ban, if any.
-
-ISO8601: a date (midnight UTC) or a date-time with Z or an offset, e.g. 2030-01-01T00:00:00Z.
-Bad input, an unknown key id or a change to a revoked key exits with code 2 and changes nothing.
-`
-
 /** The flag that sets each term the key service names in its messages. */
 const FLAGS: Record<KeyTerm, string> = {
+  customerId: '--customer',
   plan: '--plan',
   name: '--name',
   perMinute: '--per-minute',
@@ -72,6 +50,7 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
         allowPositionals: true,
         strict: true,
         options: {
+          customer: { type: 'string' },
           plan: { type: 'string' },
           name: { type: 'string' },
           'per-minute': { type: 'string' },
@@ -94,7 +73,7 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
     return
   }
   const allowed: Record<string, string[]> = {
-    create: ['plan', 'name', 'per-minute', 'per-day', 'scopes', 'expires-at', 'json'],
+    create: ['customer', 'plan', 'name', 'per-minute', 'per-day', 'scopes', 'expires-at', 'json'],
     list: ['json'],
     update: ['plan', 'name', 'per-minute', 'per-day', 'scopes', 'expires-at', 'no-expiry', 'json'],
     rotate: ['grace', 'json'],
@@ -113,8 +92,10 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
       wantsId ? `keys ${command} takes exactly one key id` : `keys ${command} takes no positional arguments (got ${positionals.join(' ')})`
     )
   }
-  if (command === 'create' && values.plan === undefined)
-    throw new UsageError('keys create needs --plan <plan id> (animal-store plans list shows them)')
+  if (command === 'create' && values.plan === undefined && values.customer === undefined)
+    throw new UsageError(
+      'keys create needs --customer <customer id> (animal-store customers list) or --plan <plan id> for a customer of its own (animal-store plans list)'
+    )
   if (values['expires-at'] !== undefined && values['no-expiry'] === true)
     throw new UsageError('give either --expires-at or --no-expiry, not both')
   const perMinute = number('--per-minute', values['per-minute'])
@@ -131,12 +112,21 @@ export async function keysCommand(config: Config, argv: string[]): Promise<void>
   try {
     switch (command) {
       case 'create': {
-        const input = { plan: values.plan!, name: values.name, perMinute, perDay, scopes, expiresAt: values['expires-at'] }
+        // Both --customer and --plan travel as given: the key service refuses the pair, naming both flags.
+        const input = {
+          customerId: values.customer,
+          plan: values.plan,
+          name: values.name,
+          perMinute,
+          perDay,
+          scopes,
+          expiresAt: values['expires-at']
+        }
         const { key, view } = await keys.create(input, actor)
         if (values.json === true) json({ ...view, key })
         else
           process.stdout.write(
-            `Created key ${view.id} (${view.plan}, ${view.limits.perMinute}/min, ${view.limits.perDay}/day, ${scopeText(view.scopes)}).\n` +
+            `Created key ${view.id} for ${view.customerId} (${view.plan}, ${view.limits.perMinute}/min, ${view.limits.perDay}/day, ${scopeText(view.scopes)}).\n` +
               `Secret (shown once, store it now):\n${key}\n`
           )
         return

@@ -8,6 +8,7 @@ export function table(keys: KeyView[]): string {
     k.id,
     k.name ?? '',
     k.plan,
+    k.customerId,
     `${k.limits.perMinute}/min ${k.limits.perDay}/day`,
     k.scopes.length === 0 ? '-' : k.scopes.join(','),
     `${k.usage.minute}/min ${k.usage.day}/day`,
@@ -16,7 +17,7 @@ export function table(keys: KeyView[]): string {
     k.revokedAt ?? '-',
     k.bannedUntil ?? '-'
   ])
-  return alignedTable(['ID', 'NAME', 'PLAN', 'LIMITS', 'SCOPES', 'USED', 'CREATED', 'EXPIRES', 'REVOKED', 'BANNED UNTIL'], rows)
+  return alignedTable(['ID', 'NAME', 'PLAN', 'CUSTOMER', 'LIMITS', 'SCOPES', 'USED', 'CREATED', 'EXPIRES', 'REVOKED', 'BANNED UNTIL'], rows)
 }
 
 /** `keys usage` for people. */

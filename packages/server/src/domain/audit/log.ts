@@ -8,7 +8,7 @@ import { queryMoment } from '../iso-time.ts'
 export interface ChangeEvent {
   action: AuditAction
   actor: Actor
-  target: { type: 'key' | 'operator' | 'plan'; id: string; name: string | null }
+  target: { type: 'key' | 'operator' | 'plan' | 'customer'; id: string; name: string | null }
   /** `{field: {from, to}}` for an update, else `{}`. */
   changes: object
   /** ISO 8601, UTC. */

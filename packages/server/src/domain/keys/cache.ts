@@ -49,6 +49,13 @@ export class KeyCache {
     this.#secretsOf.delete(keyId)
   }
 
+  /** Drops every cached key, so each next lookup reads the store: a customer's plan or numbers changed (all its keys). */
+  forgetAll(): void {
+    this.#forgets++
+    this.#entries.clear()
+    this.#secretsOf.clear()
+  }
+
   async #fetch(secret: string, now: number): Promise<KeyMatch | undefined> {
     const forgets = this.#forgets
     const key = await this.#store.findByHash(hashSecret(secret))

@@ -6,9 +6,10 @@ import { KeyInputError } from './errors.ts'
 
 // The rules for what a caller sets on a key, in the words of the operator API's JSON bodies.
 
-/** What `create` asks for (`POST /admin/v1/keys`, `keys create`). */
+/** What `create` asks for (`POST /admin/v1/keys`, `keys create`): a customer's id, or a plan for a customer of the key's own. */
 export interface CreateKeyInput {
-  plan: string
+  customerId?: string | undefined
+  plan?: string | undefined
   name?: string | undefined
   perMinute?: number | undefined
   perDay?: number | undefined
@@ -94,23 +95,45 @@ function checkCustom(plans: PlanChoice, plan: string, perMinute: number | null, 
   if ((limits?.perMinute === null || limits?.perDay === null) && (perMinute === null || perDay === null))
     throw new KeyInputError(
       perMinute === null ? 'perMinute' : 'perDay',
-      (t) => `a key on the custom plan ${plan} needs both ${t('perMinute')} and ${t('perDay')}`
+      (t) => `a key on the custom plan ${plan} needs both ${t('perMinute')} and ${t('perDay')} (its customer's own numbers)`
     )
 }
 
-/** The fields of a new key, checked as a whole. */
-export function newKeyFields(
-  input: CreateKeyInput,
-  now: number,
-  plans: PlanChoice
-): Pick<ApiKeyRecord, 'plan' | 'name' | 'perMinute' | 'perDay' | 'expiresAt' | 'scopes'> {
-  const fields = {
-    plan: plan(input.plan, plans),
-    perMinute: input.perMinute === undefined ? null : limit('perMinute', input.perMinute),
-    perDay: input.perDay === undefined ? null : limit('perDay', input.perDay),
+/** The fields of a new key that are its own (not its customer's), checked. */
+export function newKeyFields(input: CreateKeyInput, now: number): Pick<ApiKeyRecord, 'name' | 'expiresAt' | 'scopes'> {
+  return {
     name: input.name === undefined ? null : name(input.name),
     expiresAt: input.expiresAt === undefined ? null : expiry(input.expiresAt, now),
     scopes: input.scopes === undefined ? SCOPES : scopes(input.scopes)
+  }
+}
+
+/** Which customer a new key is for: `customerId`, or (`plan`) one of its own with these plan and numbers. */
+export function newKeyCustomer(
+  input: CreateKeyInput,
+  plans: PlanChoice
+): { customerId: string } | Pick<ApiKeyRecord, 'plan' | 'perMinute' | 'perDay'> {
+  if (input.customerId !== undefined) {
+    if (input.plan !== undefined || input.perMinute !== undefined || input.perDay !== undefined)
+      throw new KeyInputError(
+        'customerId',
+        (t) =>
+          `give ${t('customerId')} or ${t('plan')}, not both: a key for a customer runs under the customer's plan and limits ` +
+          `(${t('perMinute')} and ${t('perDay')} go with ${t('plan')})`
+      )
+    if (typeof input.customerId !== 'string' || !/^cus_[0-9A-Za-z]{16}$/.test(input.customerId))
+      throw new KeyInputError(
+        'customerId',
+        (t) => `${t('customerId')} must be a customer's id, such as cus_4Rk8Wq2Zx7Lm3Np9 (got ${shown(input.customerId)})`
+      )
+    return { customerId: input.customerId }
+  }
+  if (input.plan === undefined)
+    throw new KeyInputError('plan', (t) => `give ${t('customerId')}, or ${t('plan')} for a customer of the key's own`)
+  const fields = {
+    plan: plan(input.plan, plans),
+    perMinute: input.perMinute === undefined ? null : limit('perMinute', input.perMinute),
+    perDay: input.perDay === undefined ? null : limit('perDay', input.perDay)
   }
   checkCustom(plans, fields.plan, fields.perMinute, fields.perDay)
   return fields

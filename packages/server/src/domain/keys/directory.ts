@@ -5,7 +5,7 @@ import type { ApiKeyRecord, KeyStore } from '../../storage/keys/types.ts'
 import { decodeKeyCursor, encodeKeyCursor } from '../admin-cursors.ts'
 import { KeyNotFoundError } from './errors.ts'
 import type { KeyViews } from './views.ts'
-import { type KeyLimitState } from './limits.ts'
+import { type CustomerCounters } from '../customers/counters.ts'
 import { looksLikeKeyId } from './secret.ts'
 import { type KeyView } from './views.ts'
 import type { UsageRangeInput } from '../usage/range.ts'
@@ -26,14 +26,14 @@ export interface TopKey {
 export class KeyDirectory {
   readonly #store: KeyStore
   readonly #clock: Clock
-  readonly #limits: KeyLimitState
+  readonly #limits: CustomerCounters
   readonly #views: KeyViews
   readonly #usage: Pick<UsageService, 'keyUsage' | 'topKeys'>
 
   constructor(
     store: KeyStore,
     clock: Clock,
-    parts: { limits: KeyLimitState; views: KeyViews; usage: Pick<UsageService, 'keyUsage' | 'topKeys'> }
+    parts: { limits: CustomerCounters; views: KeyViews; usage: Pick<UsageService, 'keyUsage' | 'topKeys'> }
   ) {
     this.#store = store
     this.#clock = clock
@@ -51,14 +51,22 @@ export class KeyDirectory {
   /** A page of the keys that match, newest first, and the cursor of the next page while more follow. */
   async page(query: ListKeysQuery): Promise<{ keys: KeyView[]; next: string | undefined }> {
     const now = this.#clock.now()
-    const { search, plan, state, cursor } = query
+    const { search, plan, customer, state, cursor } = query
     const limit = query.limit ?? ADMIN_PAGE_LIMIT_DEFAULT
-    const filters = { search, plan, state }
+    const filters = { search, plan, customer, state }
     const before = cursor === undefined ? undefined : decodeKeyCursor(cursor, filters)
     const byState = await this.#stateFilter(state, now)
     if (byState === undefined) return { keys: [], next: undefined }
     // One more than asked for tells whether a next page exists: the last page links to none.
-    const found = await this.#store.page({ search: search?.toLowerCase(), plan, ...byState, now, before, limit: limit + 1 })
+    const found = await this.#store.page({
+      search: search?.toLowerCase(),
+      plan,
+      customerId: customer,
+      ...byState,
+      now,
+      before,
+      limit: limit + 1
+    })
     const page = found.slice(0, limit)
     const last = page.at(-1)
     return {
@@ -67,15 +75,16 @@ export class KeyDirectory {
     }
   }
 
-  /** Every key banned now (revoked or not), the soonest ban to end first; at most MAX_BANNED_KEYS. */
+  /** Every key banned now (revoked or not: its customer is), the soonest ban to end first; at most MAX_BANNED_KEYS. */
   async banned(): Promise<KeyView[]> {
     const now = this.#clock.now()
-    const bans = (await this.#limits.bans(now)).sort((a, b) => a.bannedUntil - b.bannedUntil || (a.keyId < b.keyId ? -1 : 1))
-    const keys = await Promise.all(bans.slice(0, MAX_BANNED_KEYS).map((ban) => this.#store.get(ban.keyId)))
-    return this.#views.of(
-      keys.filter((key): key is ApiKeyRecord => key !== undefined),
-      now
-    )
+    const bans = await this.#limits.bans(now)
+    if (bans.length === 0) return []
+    const until = new Map(bans.map((ban) => [ban.counterId, ban.bannedUntil]))
+    const keys = await this.#store.page({ onlyCounters: [...until.keys()], now, limit: MAX_BANNED_KEYS })
+    const order = (key: ApiKeyRecord) => until.get(key.counterId) ?? 0
+    keys.sort((a, b) => order(a) - order(b) || (a.id < b.id ? -1 : 1))
+    return this.#views.of(keys, now)
   }
 
   /** The keys with the most requests by `by` over the range, most first, each with its view. */
@@ -95,11 +104,11 @@ export class KeyDirectory {
   async #stateFilter(
     state: KeyState | undefined,
     now: number
-  ): Promise<Pick<KeyPageQuery, 'status' | 'onlyIds' | 'exceptIds'> | undefined> {
+  ): Promise<Pick<KeyPageQuery, 'status' | 'onlyCounters' | 'exceptCounters'> | undefined> {
     if (state === undefined) return {}
     if (state === 'revoked' || state === 'expired') return { status: state }
-    const banned = (await this.#limits.bans(now)).map((ban) => ban.keyId)
-    if (state === 'banned') return banned.length === 0 ? undefined : { status: 'live', onlyIds: banned }
-    return { status: 'live', exceptIds: banned.length === 0 ? undefined : banned }
+    const banned = (await this.#limits.bans(now)).map((ban) => ban.counterId)
+    if (state === 'banned') return banned.length === 0 ? undefined : { status: 'live', onlyCounters: banned }
+    return { status: 'live', exceptCounters: banned.length === 0 ? undefined : banned }
   }
 }

@@ -1,7 +1,7 @@
 import { InputError } from '../input-error.ts'
 
 /** The fields of a key a caller sets, named as in the operator API's JSON bodies. */
-export type KeyField = 'plan' | 'name' | 'perMinute' | 'perDay' | 'scopes' | 'expiresAt' | 'graceSeconds'
+export type KeyField = 'customerId' | 'plan' | 'name' | 'perMinute' | 'perDay' | 'scopes' | 'expiresAt' | 'graceSeconds'
 
 /** What a message names: a field, or `noExpiry`, the request for no expiry (`expiresAt: null`). */
 export type KeyTerm = KeyField | 'noExpiry'

@@ -1,4 +1,5 @@
 import type { ApiKeyRecord } from '../../storage/keys/types.ts'
+import type { KeyView } from './views.ts'
 import type { Actor } from '../actor.ts'
 
 export type KeyAction = 'key.create' | 'key.update' | 'key.rotate' | 'key.revoke' | 'key.unban'
@@ -51,4 +52,21 @@ export function fieldChanges(before: ApiKeyRecord, after: ApiKeyRecord): KeyFiel
 /** The event of `action` by `actor` on `key` at `now`. */
 export function keyEvent(action: KeyAction, actor: Actor, key: ApiKeyRecord, now: number, changes: KeyFieldChanges = {}): KeyEvent {
   return { action, actor, target: { type: 'key', id: key.id, name: key.name }, changes, at: new Date(now).toISOString() }
+}
+
+/** A change the service made: the key after it, and the change as the audit log records it. */
+export interface ChangedKey {
+  view: KeyView
+  event: KeyEvent
+}
+
+/** A change that issued a secret (create, rotate): `key` is shown this once and stored only as a hash. */
+export interface IssuedKey extends ChangedKey {
+  key: string
+}
+
+/** A revocation: `event` is null when the key was already revoked, which changes nothing and succeeds. */
+export interface KeyRevocation {
+  view: KeyView
+  event: KeyEvent | null
 }

@@ -9,36 +9,25 @@ import type { PlanBook } from '../plans/book.ts'
 import {
   graceSeconds,
   keyChanges,
+  newKeyCustomer,
   newKeyFields,
   planChoice,
   type CreateKeyInput,
   type RotateKeyInput,
   type UpdateKeyInput
 } from './changes.ts'
-import { KeyNotFoundError, KeyRevokedError } from './errors.ts'
-import { fieldChanges, keyEvent, type KeyEvent } from './events.ts'
+import { KeyInputError, KeyNotFoundError, KeyRevokedError } from './errors.ts'
+import type { NewCustomer } from '../../storage/keys/types.ts'
+import type { CustomerWithKeys } from '../../storage/customers/types.ts'
+import { CustomerNotFoundError } from '../customers/errors.ts'
+import { customerEvent, customerFieldChanges } from '../customers/events.ts'
+import { generateCustomerId } from '../customers/service.ts'
+import { fieldChanges, keyEvent, type ChangedKey, type IssuedKey, type KeyEvent, type KeyRevocation } from './events.ts'
 import type { KeyViews } from './views.ts'
-import { NO_USAGE, type KeyLimitState } from './limits.ts'
+import { NO_USAGE, type CustomerCounters } from '../customers/counters.ts'
 import { generateId, generateSecret, hashSecret, looksLikeKeyId, prefixOf } from './secret.ts'
 import { viewKey, type KeyView } from './views.ts'
 import { rateLimitStatus } from '../rate-limits/policy.ts'
-
-/** A change the service made: the key after it, and the change as the audit log records it. */
-export interface ChangedKey {
-  view: KeyView
-  event: KeyEvent
-}
-
-/** A change that issued a secret (create, rotate): `key` is shown this once and stored only as a hash. */
-export interface IssuedKey extends ChangedKey {
-  key: string
-}
-
-/** A revocation: `event` is null when the key was already revoked, which changes nothing and succeeds. */
-export interface KeyRevocation {
-  view: KeyView
-  event: KeyEvent | null
-}
 
 /** What the key service works with; the composition root hands them in. */
 export interface KeyServiceParts {
@@ -46,13 +35,17 @@ export interface KeyServiceParts {
   /** Where an unban (a change to the counters, not to the database) is audited. */
   audit: AuditStore
   clock: Clock
-  limits: KeyLimitState
+  limits: CustomerCounters
   views: KeyViews
   /** The plans a key may be put on (read at each create or change), and their limits. */
   plans: Pick<PlanStore, 'list'>
   planBook: PlanBook
+  /** The customer a key is created for; `adoptKeys` gives one to each key the previous release made. */
+  customers: { find(id: string): Promise<CustomerWithKeys>; adoptKeys(): Promise<number> }
   /** Called once a key's secrets, limits or revocation changed, so this process's key cache drops it at once. */
   keyChanged?: ((keyId: string) => void) | undefined
+  /** Called once a customer's plan or numbers changed (all its keys), likewise. */
+  customerChanged?: (() => void) | undefined
 }
 
 /**
@@ -65,11 +58,13 @@ export class KeyService {
   readonly #store: KeyStore
   readonly #audit: AuditStore
   readonly #clock: Clock
-  readonly #limits: KeyLimitState
+  readonly #limits: CustomerCounters
   readonly #views: KeyViews
   readonly #plans: Pick<PlanStore, 'list'>
   readonly #planBook: PlanBook
+  readonly #customers: KeyServiceParts['customers']
   readonly #keyChanged: (keyId: string) => void
+  readonly #customerChanged: () => void
 
   constructor(parts: KeyServiceParts) {
     this.#store = parts.store
@@ -79,25 +74,47 @@ export class KeyService {
     this.#views = parts.views
     this.#plans = parts.plans
     this.#planBook = parts.planBook
+    this.#customers = parts.customers
     this.#keyChanged = parts.keyChanged ?? (() => {})
+    this.#customerChanged = parts.customerChanged ?? (() => {})
   }
 
+  /** A key for a customer (`customerId`), or with a customer of its own on `plan` made in the same transaction. */
   async create(input: CreateKeyInput, actor: Actor, origin: RequestOrigin = CLI_ORIGIN): Promise<IssuedKey> {
     const now = this.#clock.now()
-    const fields = newKeyFields(input, now, planChoice(await this.#plans.list()))
+    const own = newKeyFields(input, now)
+    const choice = newKeyCustomer(input, planChoice(await this.#plans.list()))
     const secret = generateSecret()
+    const id = generateId()
+    let customer: NewCustomer | undefined
+    let owner: Pick<ApiKeyRecord, 'customerId' | 'counterId' | 'plan' | 'perMinute' | 'perDay'>
+    if ('customerId' in choice) {
+      const found = await this.#customers.find(choice.customerId).catch((error: unknown) => {
+        if (!(error instanceof CustomerNotFoundError)) throw error
+        throw new KeyInputError('customerId', (t) => `${t('customerId')} names no customer (got ${JSON.stringify(choice.customerId)})`)
+      })
+      owner = { customerId: found.id, counterId: found.counterId, plan: found.plan, perMinute: found.perMinute, perDay: found.perDay }
+    } else {
+      // Made from the key, as an upgrade makes one: it counts under the key's id (see ADOPT_KEYS).
+      const customerId = generateCustomerId()
+      const record = { id: customerId, name: own.name || id, externalId: null, ...choice, counterId: id, createdAt: now }
+      customer = { record, audit: auditEntry(customerEvent('customer.create', actor, record, now), origin) }
+      owner = { customerId, counterId: id, ...choice }
+    }
     const record: ApiKeyRecord = {
-      id: generateId(),
+      id,
       prefix: prefixOf(secret),
-      ...fields,
+      ...own,
+      ...owner,
       createdAt: now,
       revokedAt: null,
       previousSecretExpiresAt: null
     }
     const event = keyEvent('key.create', actor, record, now)
-    await this.#store.create(record, hashSecret(secret), auditEntry(event, origin))
-    // A new key has no usage and no last use: its view asks neither the counters nor the history.
-    return { key: secret, view: viewKey(record, await this.#planBook.limitsOf(record), NO_USAGE, now, null), event }
+    await this.#store.create(record, hashSecret(secret), auditEntry(event, origin), customer)
+    // A new key has no last use, and a new customer no usage: its view asks neither.
+    const usage = customer === undefined ? await this.#limits.usage(record.counterId, now) : NO_USAGE
+    return { key: secret, view: viewKey(record, await this.#planBook.limitsOf(record), usage, now, null), event }
   }
 
   async get(id: string): Promise<KeyView> {
@@ -109,19 +126,30 @@ export class KeyService {
     return this.#views.of(await this.#store.list(), this.#clock.now())
   }
 
-  /** Changes the key in place (same secret); its usage and any ban stay. */
+  /**
+   * Changes the key in place (same secret); its usage and any ban stay. A plan or numbers change
+   * the key's customer (all its keys), audited as a customer.update beside the key.update.
+   */
   async update(id: string, input: UpdateKeyInput, actor: Actor, origin: RequestOrigin = CLI_ORIGIN): Promise<ChangedKey> {
     const now = this.#clock.now()
     const before = await this.#find(id)
     if (before.revokedAt !== null) throw new KeyRevokedError(id, 'changed')
     let event: KeyEvent | undefined
     const changes = keyChanges(before, input, now, planChoice(await this.#plans.list()))
+    const customerChanged = changes.plan !== undefined || changes.perMinute !== undefined || changes.perDay !== undefined
+    const owner = customerChanged ? await this.#customers.find(before.customerId!) : undefined
     const after = await this.#store.update(id, changes, (from, to) => {
       event = keyEvent('key.update', actor, to, now, fieldChanges(from, to))
-      return auditEntry(event, origin)
+      const entries = [auditEntry(event, origin)]
+      const limitsOf = ({ plan, perMinute, perDay }: ApiKeyRecord) => ({ plan, perMinute, perDay })
+      const changed = customerFieldChanges(limitsOf(from), limitsOf(to))
+      if (owner !== undefined && Object.keys(changed).length > 0)
+        entries.push(auditEntry(customerEvent('customer.update', actor, owner, now, changed), origin))
+      return entries
     })
     if (after === undefined || event === undefined) throw await this.#refusal(id, 'changed')
     this.#keyChanged(id)
+    if (customerChanged) this.#customerChanged()
     return { view: await this.#views.one(after, now), event }
   }
 
@@ -151,28 +179,30 @@ export class KeyService {
   }
 
   /**
-   * Lifts the key's ban, if any, and clears its refusal count; unbanning a key that is not banned
-   * succeeds. The counters are not in the database: the audit entry is written right after.
+   * Lifts the ban of the key's customer (all its keys), if any, and clears its refusal count;
+   * unbanning a key that is not banned succeeds. The counters are not in the database: the audit
+   * entry is written right after.
    */
   async unban(id: string, actor: Actor, origin: RequestOrigin = CLI_ORIGIN): Promise<ChangedKey> {
     const now = this.#clock.now()
     const key = await this.#find(id)
-    await this.#limits.unban(id, now)
+    await this.#limits.unban(key.counterId, now)
     const event = keyEvent('key.unban', actor, key, now)
     await this.#audit.append(auditEntry(event, origin))
     return { view: await this.#views.one(key, now), event }
   }
 
-  /** The key's use of both windows now and its ban, as `GET /v1/rate_limit` answers it, with its id. */
+  /** The use of both windows now by the key's customer and its ban, as `GET /v1/rate_limit` answers it, with the key's id. */
   async usage(id: string): Promise<{ id: string } & RateLimitStatus> {
     const now = this.#clock.now()
     const key = await this.#find(id)
-    return { id, ...rateLimitStatus(key.plan, await this.#planBook.limitsOf(key), now, await this.#limits.usage(id, now)) }
+    return { id, ...rateLimitStatus(key.plan, await this.#planBook.limitsOf(key), now, await this.#limits.usage(key.counterId, now)) }
   }
 
-  /** The key with this id; an id not of our shape is not looked up. */
+  /** The key with this id, with its customer (given one now if the previous release made it); an id not of our shape is not looked up. */
   async #find(id: string): Promise<ApiKeyRecord> {
-    const key = looksLikeKeyId(id) ? await this.#store.get(id) : undefined
+    let key = looksLikeKeyId(id) ? await this.#store.get(id) : undefined
+    if (key?.customerId === null && (await this.#customers.adoptKeys()) > 0) key = await this.#store.get(id)
     if (key === undefined) throw new KeyNotFoundError(id)
     return key
   }

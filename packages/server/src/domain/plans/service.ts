@@ -16,7 +16,7 @@ function viewPlan(plan: PlanRecord, customers: number): Plan {
   return { id: plan.id, name: plan.name, limits, customers, createdAt: iso(plan.createdAt) }
 }
 
-const viewWithUse = (plan: PlanWithUse): Plan => viewPlan(plan, plan.keys)
+const viewWithUse = (plan: PlanWithUse): Plan => viewPlan(plan, plan.customers)
 
 /** Each stored field an update changed, as the audit log records it (null limits: a custom plan). */
 function fieldChanges(before: PlanRecord, after: PlanRecord): Record<string, { from: string | number | null; to: string | number | null }> {
@@ -83,9 +83,10 @@ export class PlanService {
       return auditEntry(event, origin)
     })
     if (result.outcome === 'missing') throw new PlanNotFoundError(id)
-    if (result.outcome === 'keys_without_limits')
+    if (result.outcome === 'customers_without_limits')
       throw new PlanInUseError(
-        `plan ${JSON.stringify(id)} cannot become custom: ${plural(result.keys, 'key')} on it carry no limits of their own; ` +
+        `plan ${JSON.stringify(id)} cannot become custom: ${plural(result.customers, 'customer')} on it ` +
+          `${result.customers === 1 ? 'carries no limits of its' : 'carry no limits of their'} own; ` +
           'give them their own numbers or move them to another plan first'
       )
     this.#planChanged()
@@ -100,7 +101,9 @@ export class PlanService {
     const result = await this.#store.delete(id, (plan) => auditEntry((event = planEvent('plan.delete', actor, plan, now)), origin))
     if (result.outcome === 'missing') throw new PlanNotFoundError(id)
     if (result.outcome === 'in_use')
-      throw new PlanInUseError(`plan ${JSON.stringify(id)} has ${plural(result.keys, 'customer')} on it; move them to another plan first`)
+      throw new PlanInUseError(
+        `plan ${JSON.stringify(id)} has ${plural(result.customers, 'customer')} on it; move them to another plan first`
+      )
     this.#planChanged()
     return { event: event! }
   }

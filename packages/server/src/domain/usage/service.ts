@@ -1,7 +1,7 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises'
 import { GRANULARITIES, GRANULARITY_MS, TOP_KEYS_LIMIT_DEFAULT, TOP_KEYS_ORDERS, type UsageBucket } from '@animal-store/contract'
 import type { Clock } from '../../base/clock.ts'
-import type { KeyUsageTotal, TopKeysOrder, UsageRow, UsageStore } from '../../storage/usage/types.ts'
+import type { CustomerUsageTotal, KeyUsageTotal, TopKeysOrder, UsageRow, UsageStore } from '../../storage/usage/types.ts'
 import { keptSince, topKeysSpans, usageRange, UsageQueryError, type UsageRange, type UsageRangeInput } from './range.ts'
 
 /** What a top-keys query is asked for with, already parsed (Unix milliseconds). */
@@ -69,6 +69,13 @@ export class UsageService {
     return zeroFilled(range, await this.#store.keyBuckets(keyId, range))
   }
 
+  /** The requests of all the customer's keys summed, in every bucket of the range (see `usageRange`). */
+  async customerUsage(customerId: string, input: UsageRangeInput = {}): Promise<UsageBucket[]> {
+    const range = usageRange(input, this.#clock.now())
+    await this.#flush()
+    return zeroFilled(range, await this.#store.customerBuckets(customerId, range))
+  }
+
   /** Every key's requests summed, in every bucket of the range (see `usageRange`). */
   async allUsage(input: UsageRangeInput = {}): Promise<UsageBucket[]> {
     const range = usageRange(input, this.#clock.now())
@@ -81,6 +88,18 @@ export class UsageService {
    * `topKeysSpans`), most first, ties by key id; keys with none by `by` are left out.
    */
   async topKeys(input: TopKeysInput = {}): Promise<KeyUsageTotal[]> {
+    const { spans, by, limit } = await this.#top(input)
+    return this.#store.topKeys(spans, by, limit)
+  }
+
+  /** As `topKeys`, each customer's keys summed. */
+  async topCustomers(input: TopKeysInput = {}): Promise<CustomerUsageTotal[]> {
+    const { spans, by, limit } = await this.#top(input)
+    return this.#store.topCustomers(spans, by, limit)
+  }
+
+  /** The checked query of a top-keys or top-customers read, once this instance's counts are stored. */
+  async #top(input: TopKeysInput): Promise<{ spans: ReturnType<typeof topKeysSpans>; by: TopKeysOrder; limit: number }> {
     const by = input.by ?? 'allowed'
     const limit = input.limit ?? TOP_KEYS_LIMIT_DEFAULT
     if (!TOP_KEYS_ORDERS.includes(by)) throw new UsageQueryError('by', `by must be one of ${TOP_KEYS_ORDERS.join(', ')}`)
@@ -89,7 +108,7 @@ export class UsageService {
     }
     const spans = topKeysSpans(input, this.#clock.now())
     await this.#flush()
-    return this.#store.topKeys(spans, by, limit)
+    return { spans, by, limit }
   }
 
   /** The start of the last minute each key had a counted request in, as ISO 8601; keys never used are absent. */

@@ -90,7 +90,7 @@ export function createApiGuard({ config, authenticator, limiter, speculation }: 
       speculation !== undefined &&
       auth.ok &&
       !lacksScope(request, auth) &&
-      speculation.mayStart(request.method, routeConfigOf(request).auth === true, limiter.recentlyRefused(auth.key.id))
+      speculation.mayStart(request.method, routeConfigOf(request).auth === true, limiter.recentlyRefused(auth.key.counterId))
     const verdict = limiter.check(auth.ok ? auth.key : addressOf(request))
     if (early) {
       speculation.holdUntil(request, verdict)

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ErrorCode, OperatorErrorCode } from '@animal-store/contract'
 import { ApiError } from '../../domain/api-error.ts'
+import { CustomerExistsError, CustomerInputError, CustomerNotFoundError } from '../../domain/customers/errors.ts'
 import { KeyInputError, KeyNotFoundError, KeyRevokedError } from '../../domain/keys/errors.ts'
 import { PlanExistsError, PlanInputError, PlanInUseError, PlanNotFoundError } from '../../domain/plans/errors.ts'
 import { UsageQueryError } from '../../domain/usage/range.ts'
@@ -40,7 +41,10 @@ const DOMAIN_ERRORS: Array<[new (...args: never[]) => Error, OperatorErrorCode]>
   [PlanNotFoundError, 'not_found'],
   [PlanInputError, 'validation_failed'],
   [PlanExistsError, 'plan_exists'],
-  [PlanInUseError, 'plan_in_use']
+  [PlanInUseError, 'plan_in_use'],
+  [CustomerNotFoundError, 'not_found'],
+  [CustomerInputError, 'validation_failed'],
+  [CustomerExistsError, 'customer_exists']
 ]
 
 /** Maps anything thrown, by any layer, to the code, message and headers of an Error body. */

@@ -12,7 +12,7 @@ export interface AuditEntry {
   at: number
   actor: { type: 'operator' | 'cli'; id: string; name: string }
   action: AuditAction
-  target: { type: 'key' | 'operator' | 'plan'; id: string; name: string | null }
+  target: { type: 'key' | 'operator' | 'plan' | 'customer'; id: string; name: string | null }
   /** `{field: {from, to}}` for an update, else `{}`. */
   changes: Record<string, AuditedChange>
   /** What the transport knew of the request; null from the CLI. */

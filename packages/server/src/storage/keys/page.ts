@@ -6,9 +6,11 @@ export interface KeyPageQuery {
   /** `live`: neither revoked nor expired at `now`; `revoked`; `expired`: not revoked, expired at `now`. */
   status?: 'live' | 'revoked' | 'expired' | undefined
   now: number
-  /** Only these keys, or none of these (the keys banned now, which the counters know). */
-  onlyIds?: readonly string[] | undefined
-  exceptIds?: readonly string[] | undefined
+  /** Only keys of this customer. */
+  customerId?: string | undefined
+  /** Only keys whose customer's counters are these, or none of these (the banned now, which the counters know). */
+  onlyCounters?: readonly string[] | undefined
+  exceptCounters?: readonly string[] | undefined
   /** Only keys older than this one: created before it, or at the same moment with a smaller id. */
   before?: { createdAt: number; id: string } | undefined
   limit: number

@@ -6,6 +6,8 @@ export interface KeyRow<N> {
   id: string
   prefix: string
   name: string | null
+  customer_id: string | null
+  counter_id: string
   plan: string
   per_minute: N | null
   per_day: N | null
@@ -24,6 +26,8 @@ export function keyFromRow<N>(row: KeyRow<N>, toNumber: (value: N) => number): A
     id: row.id,
     prefix: row.prefix,
     name: row.name,
+    customerId: row.customer_id,
+    counterId: row.counter_id,
     plan: row.plan,
     perMinute: optional(row.per_minute),
     perDay: optional(row.per_day),
@@ -35,15 +39,49 @@ export function keyFromRow<N>(row: KeyRow<N>, toNumber: (value: N) => number): A
   }
 }
 
-/** The columns a `KeyChanges` field is stored in. */
+/** A key joined to its customer, whose plan and numbers it runs under (its own while it has none). */
+export const KEYS_WITH_CUSTOMERS = 'api_keys k LEFT JOIN customers c ON c.id = k.customer_id'
+
+/**
+ * The columns of a KeyRow over KEYS_WITH_CUSTOMERS; `time(column, alias)` reads a time column
+ * as Unix milliseconds. A key without a customer counts under its own id, as its adopted
+ * customer will.
+ */
+export function keyColumns(time: (column: string, alias: string) => string): string {
+  const own = (column: string) => `CASE WHEN c.id IS NULL THEN k.${column} ELSE c.${column} END AS ${column}`
+  return [
+    'k.id',
+    'k.prefix',
+    'k.name',
+    'k.customer_id',
+    'coalesce(c.counter_id, k.id) AS counter_id',
+    'coalesce(c.plan, k.plan) AS plan',
+    own('per_minute'),
+    own('per_day'),
+    ...['created_at', 'expires_at', 'revoked_at', 'previous_secret_expires_at'].map((column) => time(`k.${column}`, column)),
+    'k.scopes'
+  ].join(', ')
+}
+
+/** The counters a page filter names: the customer's, or the key's own while it has none. */
+export const COUNTER_OF_KEY = 'coalesce(c.counter_id, k.id)'
+
+/** The columns of api_keys a `KeyChanges` field of the key itself is stored in. */
 export const CHANGED_COLUMNS = {
-  plan: 'plan',
-  perMinute: 'per_minute',
-  perDay: 'per_day',
   name: 'name',
   expiresAt: 'expires_at',
   scopes: 'scopes'
 } as const
+
+/** Splits changes into the key's own and its customer's (plan and numbers). */
+export function splitChanges(changes: KeyChanges): {
+  own: Pick<KeyChanges, 'name' | 'expiresAt' | 'scopes'>
+  customer: Pick<KeyChanges, 'plan' | 'perMinute' | 'perDay'>
+} {
+  const { plan, perMinute, perDay, ...own } = changes
+  const customer = Object.fromEntries(Object.entries({ plan, perMinute, perDay }).filter(([, value]) => value !== undefined))
+  return { own, customer }
+}
 
 /** The scopes column's text: the scopes in SCOPES order, space-separated. */
 export const scopesText = (scopes: readonly Scope[]): string => SCOPES.filter((scope) => scopes.includes(scope)).join(' ')
@@ -59,12 +97,14 @@ function scopesOf(text: string): readonly Scope[] {
   return scopes
 }
 
-/** The changed fields as `[column field, value to store]`, in the order given. */
-export function changedValues(changes: KeyChanges): Array<[keyof KeyChanges, string | number | null]> {
+/** The changed fields of the key itself as `[column field, value to store]`, in the order given. */
+export function changedValues(
+  changes: Pick<KeyChanges, 'name' | 'expiresAt' | 'scopes'>
+): Array<[keyof typeof CHANGED_COLUMNS, string | number | null]> {
   return Object.entries(changes)
     .filter(([, value]) => value !== undefined)
     .map(([field, value]) => [
-      field as keyof KeyChanges,
+      field as keyof typeof CHANGED_COLUMNS,
       field === 'scopes' ? scopesText(value as Scope[]) : (value as string | number | null)
     ])
 }

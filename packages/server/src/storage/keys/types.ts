@@ -1,5 +1,6 @@
 import type { Scope } from '@animal-store/contract'
 import type { AuditEntry } from '../audit/types.ts'
+import type { CustomerRecord } from '../customers/types.ts'
 import type { KeyPageQuery } from './page.ts'
 
 export interface ApiKeyRecord {
@@ -7,8 +8,12 @@ export interface ApiKeyRecord {
   /** The first characters of the secret, safe to show (e.g. `as_live_Ab3x`). */
   prefix: string
   name: string | null
+  /** The customer the key belongs to; null only for a key the previous release made during a rolling upgrade, until adopted. */
+  customerId: string | null
+  /** Its customer's counters (subject `key:<counterId>`), shared by the customer's keys. */
+  counterId: string
+  /** The customer's plan and its own numbers (null: the plan's): the key runs under them. */
   plan: string
-  /** Per-key overrides of the plan's limits; null means the plan's number. */
   perMinute: number | null
   perDay: number | null
   /** Unix milliseconds. */
@@ -27,7 +32,7 @@ export interface KeyMatch extends ApiKeyRecord {
   secretStopsAt: number | null
 }
 
-/** Fields `KeyStore.update` sets; absent ones stay as they are. */
+/** Fields `KeyStore.update` sets; absent ones stay as they are. `plan`, `perMinute` and `perDay` are the key's customer's. */
 export interface KeyChanges {
   plan?: string
   perMinute?: number | null
@@ -37,10 +42,24 @@ export interface KeyChanges {
   scopes?: readonly Scope[]
 }
 
-/** Every change to a key writes its audit entry in the same transaction: both are stored, or neither. */
+/** A customer made in the same transaction as its first key, and its audit entry. */
+export interface NewCustomer {
+  record: CustomerRecord
+  audit: AuditEntry
+}
+
+/**
+ * Every change to a key writes its audit entry in the same transaction: both are stored, or
+ * neither. The key's own `plan`, `per_minute` and `per_day` columns are kept equal to its
+ * customer's, for a release that does not know customers (it may serve during a rolling upgrade).
+ */
 export interface KeyStore {
-  /** Inserts a key with the SHA-256 hash (hex) of its secret, and `audit`; fails without writing when the id or hash exists. */
-  create(key: ApiKeyRecord, secretHash: string, audit: AuditEntry): Promise<void>
+  /**
+   * Inserts a key with the SHA-256 hash (hex) of its secret, and `audit`, after `customer` when
+   * given (its own customer); fails without writing when the id or hash exists, or when the key's
+   * customer does not.
+   */
+  create(key: ApiKeyRecord, secretHash: string, audit: AuditEntry, customer?: NewCustomer): Promise<void>
   /** Returns the key whose current or previous secret hashes to `secretHash`, revoked or not, or undefined. */
   findByHash(secretHash: string): Promise<KeyMatch | undefined>
   /** Returns the key with this id, or undefined. */
@@ -51,11 +70,14 @@ export interface KeyStore {
   page(query: KeyPageQuery): Promise<ApiKeyRecord[]>
   /** Revokes the key at `at` and writes `audit(key)`; undefined (nothing written) when no unrevoked key has this id. */
   revoke(id: string, at: number, audit: (revoked: ApiKeyRecord) => AuditEntry): Promise<ApiKeyRecord | undefined>
-  /** Sets `changes` and writes `audit(before, after)`; undefined (nothing written) when no unrevoked key has this id. */
+  /**
+   * Sets `changes` (plan and numbers on the key's customer, and so on all its keys) and writes
+   * `audit(before, after)`; undefined (nothing written) when no unrevoked key has this id.
+   */
   update(
     id: string,
     changes: KeyChanges,
-    audit: (before: ApiKeyRecord, after: ApiKeyRecord) => AuditEntry
+    audit: (before: ApiKeyRecord, after: ApiKeyRecord) => AuditEntry[]
   ): Promise<ApiKeyRecord | undefined>
   /**
    * The current secret becomes the previous one (valid until `previousExpiresAt`), `secretHash` the new one, and

@@ -11,9 +11,9 @@ export interface PlanRecord {
   createdAt: number
 }
 
-/** A plan with how many keys are on it (revoked ones too: they still name it). */
+/** A plan with how many customers are on it. */
 export interface PlanWithUse extends PlanRecord {
-  keys: number
+  customers: number
 }
 
 /** Fields `PlanStore.update` sets; absent ones stay. `limits: null` makes the plan custom. */
@@ -26,15 +26,15 @@ export interface PlanChanges {
 export type PlanUpdate =
   | { outcome: 'updated'; before: PlanRecord; after: PlanRecord }
   | { outcome: 'missing' }
-  /** Making a plan custom while a key on it has no numbers of its own: it would be left without limits. */
-  | { outcome: 'keys_without_limits'; keys: number }
+  /** Making a plan custom while a customer on it has no numbers of its own: it would be left without limits. */
+  | { outcome: 'customers_without_limits'; customers: number }
 
-export type PlanDeletion = { outcome: 'deleted'; plan: PlanRecord } | { outcome: 'missing' } | { outcome: 'in_use'; keys: number }
+export type PlanDeletion = { outcome: 'deleted'; plan: PlanRecord } | { outcome: 'missing' } | { outcome: 'in_use'; customers: number }
 
 /**
  * Plans as data (migration 7 seeds SPEC.md's four). Every change writes its audit entry in the
  * same transaction, and each check that refuses one (in use, keys without limits) is made inside
- * that transaction, so a key created meanwhile cannot slip past it.
+ * that transaction, so a customer created meanwhile cannot slip past it.
  */
 export interface PlanStore {
   /** Every plan, by id. */
@@ -43,6 +43,6 @@ export interface PlanStore {
   /** Inserts the plan and `audit`; false (nothing written) when the id is taken. */
   create(plan: PlanRecord, audit: AuditEntry): Promise<boolean>
   update(id: string, changes: PlanChanges, audit: (before: PlanRecord, after: PlanRecord) => AuditEntry): Promise<PlanUpdate>
-  /** Deletes a plan no key names. */
+  /** Deletes a plan no customer is on. */
   delete(id: string, audit: (plan: PlanRecord) => AuditEntry): Promise<PlanDeletion>
 }

@@ -2,7 +2,7 @@ import pg from 'pg'
 import type { PostgresPoolConfig } from '../../config.ts'
 import { judgeSchemaVersion } from '../schema-version.ts'
 import type { DatabaseReport } from '../database-report.ts'
-import { POSTGRES_MIGRATIONS } from './migrations.ts'
+import { POSTGRES_MIGRATIONS } from './migrations/list.ts'
 import { clientConfig } from './pool.ts'
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error))

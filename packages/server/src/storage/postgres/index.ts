@@ -7,16 +7,18 @@ import type { KeyStore } from '../keys/types.ts'
 import type { IdempotencyStore } from '../pets/idempotency.ts'
 import type { PetStore } from '../pets/types.ts'
 import type { PlanStore } from '../plans/types.ts'
+import type { CustomerStore } from '../customers/types.ts'
 import type { Storage } from '../types.ts'
 import type { UsageStore } from '../usage/types.ts'
 import { PostgresAudit } from './audit.ts'
 import { translateError } from './errors.ts'
 import { PostgresIdempotency } from './idempotency.ts'
 import { PostgresKeys } from './keys.ts'
-import { POSTGRES_MIGRATIONS } from './migrations.ts'
+import { POSTGRES_MIGRATIONS } from './migrations/list.ts'
 import { PostgresOperators } from './operators.ts'
 import { PostgresPets } from './pets.ts'
 import { PostgresPlans } from './plans.ts'
+import { adoptKeys, PostgresCustomers } from './customers.ts'
 import { clientConfig, PostgresPool } from './pool.ts'
 import { PostgresUsage } from './usage.ts'
 
@@ -64,6 +66,7 @@ export class PostgresStorage implements Storage {
   readonly operators: OperatorStore
   readonly audit: AuditStore
   readonly plans: PlanStore
+  readonly customers: CustomerStore
   readonly #url: string
   readonly #config: PostgresPoolConfig
   readonly #db: PostgresPool
@@ -79,6 +82,7 @@ export class PostgresStorage implements Storage {
     this.operators = new PostgresOperators(this.#db)
     this.audit = new PostgresAudit(this.#db)
     this.plans = new PostgresPlans(this.#db)
+    this.customers = new PostgresCustomers(this.#db)
   }
 
   async migrate(): Promise<number> {
@@ -93,7 +97,12 @@ export class PostgresStorage implements Storage {
       await client.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`)
       await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations
         (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`)
-      return await runMigrations(new PostgresMigrations(client), POSTGRES_MIGRATIONS)
+      const applied = await runMigrations(new PostgresMigrations(client), POSTGRES_MIGRATIONS)
+      // Under the lock too: keys the previous release made since the last start get their customers.
+      await client.query('BEGIN')
+      await adoptKeys(client)
+      await client.query('COMMIT')
+      return applied
     } catch (error) {
       throw translateError(error)
     } finally {

@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg'
 import type { AuditEntry } from '../audit/types.ts'
 import type { PlanChanges, PlanDeletion, PlanRecord, PlanStore, PlanUpdate, PlanWithUse } from '../plans/types.ts'
 import { insertAudit } from './audit.ts'
+import { adoptKeys } from './customers.ts'
 import type { PostgresPool } from './pool.ts'
 
 // created_at is TIMESTAMPTZ in the table and Unix milliseconds in the record, converted exactly.
@@ -29,26 +30,29 @@ const toPlan = (row: PlanRow): PlanRecord => ({
 
 const text = (value: number | null | undefined) => (value === null || value === undefined ? null : String(value))
 
-// Revoked keys count: they still name the plan (api_keys_plan answers this from the index).
-// Ids compare as bytes (COLLATE "C"), so the order is SQLite's, whatever the database's collation.
-const WITH_USE = `SELECT ${PLAN_COLUMNS}, (SELECT count(*) FROM api_keys WHERE api_keys.plan = plans.id) AS keys FROM plans`
+// customers_plan answers the count from the index. Ids compare as bytes (COLLATE "C"), so the order is SQLite's, whatever the database's collation.
+const WITH_USE = `SELECT ${PLAN_COLUMNS}, (SELECT count(*) FROM customers WHERE customers.plan = plans.id) AS customers FROM plans`
 
-const withUse = (row: PlanRow & { keys: string }): PlanWithUse => ({ ...toPlan(row), keys: Number(row.keys) })
+const withUse = (row: PlanRow & { customers: string }): PlanWithUse => ({ ...toPlan(row), customers: Number(row.customers) })
 
 /**
  * The plan `id`, locked until the transaction ends. FOR UPDATE conflicts with the FOR KEY SHARE
- * lock a key's insert (or a key's move to this plan) takes on the row its foreign key names: a key
- * being created on the plan commits first and is then counted, or waits until this change commits.
+ * lock a customer's insert (or a customer's move to this plan) takes on the row its foreign key names:
+ * a customer being created on the plan commits first and is then counted, or waits until this change commits.
  */
 async function locked(client: PoolClient, id: string): Promise<PlanRecord | undefined> {
   const { rows } = await client.query<PlanRow>(`SELECT ${PLAN_COLUMNS} FROM plans WHERE id = $1 FOR UPDATE`, [id])
   return rows[0] === undefined ? undefined : toPlan(rows[0])
 }
 
-/** How many api_keys rows match `where` (revoked ones too); a statement of its own, so it sees every commit before it. */
+/**
+ * How many customers match `where`, once every key has one (a key the previous release made may
+ * not yet); a statement of its own, so it sees every commit before it.
+ */
 async function count(client: PoolClient, where: string, id: string): Promise<number> {
-  const { rows } = await client.query<{ keys: string }>(`SELECT count(*) AS keys FROM api_keys WHERE ${where}`, [id])
-  return Number(rows[0]?.keys ?? 0)
+  await adoptKeys(client)
+  const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM customers WHERE ${where}`, [id])
+  return Number(rows[0]?.n ?? 0)
 }
 
 /** Plans in PostgreSQL (migration 7); each change and its audit entry in one transaction on one connection. */
@@ -60,11 +64,11 @@ export class PostgresPlans implements PlanStore {
   }
 
   async list(): Promise<PlanWithUse[]> {
-    return (await this.#db.query<PlanRow & { keys: string }>(`${WITH_USE} ORDER BY id COLLATE "C"`)).map(withUse)
+    return (await this.#db.query<PlanRow & { customers: string }>(`${WITH_USE} ORDER BY id COLLATE "C"`)).map(withUse)
   }
 
   async get(id: string): Promise<PlanWithUse | undefined> {
-    const [row] = await this.#db.query<PlanRow & { keys: string }>(`${WITH_USE} WHERE id = $1`, [id])
+    const [row] = await this.#db.query<PlanRow & { customers: string }>(`${WITH_USE} WHERE id = $1`, [id])
     return row === undefined ? undefined : withUse(row)
   }
 
@@ -99,8 +103,8 @@ export class PostgresPlans implements PlanStore {
       const before = await locked(client, id)
       if (before === undefined) return { outcome: 'missing' }
       if (changes.limits === null && before.perMinute !== null) {
-        const keys = await count(client, 'plan = $1 AND (per_minute IS NULL OR per_day IS NULL)', id)
-        if (keys > 0) return { outcome: 'keys_without_limits', keys }
+        const customers = await count(client, 'plan = $1 AND (per_minute IS NULL OR per_day IS NULL)', id)
+        if (customers > 0) return { outcome: 'customers_without_limits', customers }
       }
       const { rows } = await client.query<PlanRow>(sql, args)
       const after = toPlan(rows[0]!)
@@ -113,8 +117,8 @@ export class PostgresPlans implements PlanStore {
     return this.#db.transaction(async (client): Promise<PlanDeletion> => {
       const plan = await locked(client, id)
       if (plan === undefined) return { outcome: 'missing' }
-      const keys = await count(client, 'plan = $1', id)
-      if (keys > 0) return { outcome: 'in_use', keys }
+      const customers = await count(client, 'plan = $1', id)
+      if (customers > 0) return { outcome: 'in_use', customers }
       await client.query('DELETE FROM plans WHERE id = $1', [id])
       await insertAudit(client, audit(plan))
       return { outcome: 'deleted', plan }

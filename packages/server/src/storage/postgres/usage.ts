@@ -1,5 +1,5 @@
 import { GRANULARITIES, GRANULARITY_MS, type Granularity } from '@animal-store/contract'
-import type { KeyUsageTotal, TopKeysOrder, UsageDelta, UsageRow, UsageSpan, UsageStore } from '../usage/types.ts'
+import type { CustomerUsageTotal, KeyUsageTotal, TopKeysOrder, UsageDelta, UsageRow, UsageSpan, UsageStore } from '../usage/types.ts'
 import type { PostgresPool } from './pool.ts'
 
 /** The flush's deltas as a table: $1 key ids, $2 minute starts, $3..$5 the counts. */
@@ -87,16 +87,42 @@ export class PostgresUsage implements UsageStore {
     return rows.map(toRow)
   }
 
+  async customerBuckets(customerId: string, span: UsageSpan): Promise<UsageRow[]> {
+    const rows = await this.#db.query<CountsText & { start: string }>(
+      `SELECT u.start, sum(u.allowed) AS allowed, sum(u.rate_limited) AS rate_limited, sum(u.banned) AS banned
+       FROM api_keys k JOIN usage_by_key u ON u.granularity = $1 AND u.key_id = k.id AND u.start >= $2 AND u.start < $3
+       WHERE k.customer_id = $4 GROUP BY u.start ORDER BY u.start`,
+      [span.granularity, span.from, span.to, customerId]
+    )
+    return rows.map(toRow)
+  }
+
   async topKeys(spans: readonly UsageSpan[], order: TopKeysOrder, limit: number): Promise<KeyUsageTotal[]> {
+    return (await this.#topRows('key', spans, order, limit)).map((row) => ({ keyId: row.id, ...counts(row) }))
+  }
+
+  async topCustomers(spans: readonly UsageSpan[], order: TopKeysOrder, limit: number): Promise<CustomerUsageTotal[]> {
+    return (await this.#topRows('customer', spans, order, limit)).map((row) => ({ customerId: row.id, ...counts(row) }))
+  }
+
+  async #topRows(
+    group: 'key' | 'customer',
+    spans: readonly UsageSpan[],
+    order: TopKeysOrder,
+    limit: number
+  ): Promise<Array<CountsText & { id: string }>> {
     if (spans.length === 0) return []
     const union = spans.map((_, i) => spanRows(3 * i + 1)).join(' UNION ALL ')
-    // COLLATE "C": ties go by key id bytewise, as on SQLite, whatever the database's locale.
-    const rows = await this.#db.query<CountsText & { key_id: string }>(
-      `SELECT key_id, sum(allowed) AS allowed, sum(rate_limited) AS rate_limited, sum(banned) AS banned FROM (${union}) AS spans
-       GROUP BY key_id HAVING ${MEASURE[order]} > 0 ORDER BY ${MEASURE[order]} DESC, key_id COLLATE "C" LIMIT $${3 * spans.length + 1}`,
+    const [column, source] =
+      group === 'key'
+        ? ['key_id', `(${union}) AS spans`]
+        : ['k.customer_id', `(${union}) AS s JOIN api_keys k ON k.id = s.key_id AND k.customer_id IS NOT NULL`]
+    // COLLATE "C": ties go by id bytewise, as on SQLite, whatever the database's locale.
+    return this.#db.query<CountsText & { id: string }>(
+      `SELECT ${column} AS id, sum(allowed) AS allowed, sum(rate_limited) AS rate_limited, sum(banned) AS banned FROM ${source}
+       GROUP BY ${column} HAVING ${MEASURE[order]} > 0 ORDER BY ${MEASURE[order]} DESC, ${column} COLLATE "C" LIMIT $${3 * spans.length + 1}`,
       [...spans.flatMap((span) => [span.granularity, span.from, span.to]), limit]
     )
-    return rows.map((row) => ({ keyId: row.key_id, ...counts(row) }))
   }
 
   async lastUsed(keyIds: readonly string[]): Promise<Map<string, number>> {

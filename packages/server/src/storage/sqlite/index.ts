@@ -7,6 +7,7 @@ import type { Storage } from '../types.ts'
 import { SqliteAudit } from './audit.ts'
 import { SqliteCounterFile } from './counters.ts'
 import { SqliteIdempotency } from './idempotency.ts'
+import { SqliteCustomers } from './customers.ts'
 import { SqliteKeys } from './keys.ts'
 import { SQLITE_MIGRATIONS } from './migrations/list.ts'
 import { SqliteOperators } from './operators.ts'
@@ -98,6 +99,7 @@ export class SqliteStorage implements Storage {
   #operators: SqliteOperators | undefined
   #audit: SqliteAudit | undefined
   #plans: SqlitePlans | undefined
+  #customers: SqliteCustomers | undefined
 
   constructor(path: string, clock: Clock) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
@@ -152,14 +154,21 @@ export class SqliteStorage implements Storage {
     return this.#plans
   }
 
+  get customers(): SqliteCustomers {
+    this.#customers ??= new SqliteCustomers(this.#db)
+    return this.#customers
+  }
+
   /** The rate-limit counters' file: the same database, so one backup holds everything. */
   get counters(): SqliteCounterFile {
     this.#counters ??= new SqliteCounterFile(this.#db)
     return this.#counters
   }
 
-  migrate(): Promise<number> {
-    return runMigrations(new SqliteMigrations(this.#db), SQLITE_MIGRATIONS)
+  async migrate(): Promise<number> {
+    const applied = await runMigrations(new SqliteMigrations(this.#db), SQLITE_MIGRATIONS)
+    await this.customers.adoptKeys()
+    return applied
   }
 
   async ping(): Promise<void> {

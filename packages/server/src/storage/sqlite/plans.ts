@@ -2,6 +2,7 @@ import type { DatabaseSync, SQLInputValue } from 'node:sqlite'
 import type { AuditEntry } from '../audit/types.ts'
 import type { PlanChanges, PlanDeletion, PlanRecord, PlanStore, PlanUpdate, PlanWithUse } from '../plans/types.ts'
 import { inTransaction, insertAudit } from './audit.ts'
+import { adoptKeys } from './customers.ts'
 
 const PLAN_COLUMNS = 'id, name, per_minute, per_day, created_at'
 
@@ -21,8 +22,8 @@ const toPlan = (row: PlanRow): PlanRecord => ({
   createdAt: row.created_at
 })
 
-// Revoked keys count: they still name the plan (api_keys_plan answers this from the index).
-const WITH_USE = `SELECT ${PLAN_COLUMNS}, (SELECT count(*) FROM api_keys WHERE api_keys.plan = plans.id) AS keys FROM plans`
+// customers_plan answers the count from the index.
+const WITH_USE = `SELECT ${PLAN_COLUMNS}, (SELECT count(*) FROM customers WHERE customers.plan = plans.id) AS customers FROM plans`
 
 /** Plans in the embedded file (migration 7); each change and its audit entry in one transaction on the writing connection. */
 export class SqlitePlans implements PlanStore {
@@ -34,13 +35,13 @@ export class SqlitePlans implements PlanStore {
 
   async list(): Promise<PlanWithUse[]> {
     // By id as bytes (SQLite's BINARY collation), as PostgreSQL's list orders them too.
-    const rows = this.#db.prepare(`${WITH_USE} ORDER BY id`).all() as unknown as Array<PlanRow & { keys: number }>
-    return rows.map((row) => ({ ...toPlan(row), keys: row.keys }))
+    const rows = this.#db.prepare(`${WITH_USE} ORDER BY id`).all() as unknown as Array<PlanRow & { customers: number }>
+    return rows.map((row) => ({ ...toPlan(row), customers: row.customers }))
   }
 
   async get(id: string): Promise<PlanWithUse | undefined> {
-    const row = this.#db.prepare(`${WITH_USE} WHERE id = ?`).get(id) as unknown as (PlanRow & { keys: number }) | undefined
-    return row === undefined ? undefined : { ...toPlan(row), keys: row.keys }
+    const row = this.#db.prepare(`${WITH_USE} WHERE id = ?`).get(id) as unknown as (PlanRow & { customers: number }) | undefined
+    return row === undefined ? undefined : { ...toPlan(row), customers: row.customers }
   }
 
   async create(plan: PlanRecord, audit: AuditEntry): Promise<boolean> {
@@ -69,8 +70,8 @@ export class SqlitePlans implements PlanStore {
       const before = this.#get(id)
       if (before === undefined) return { outcome: 'missing' }
       if (changes.limits === null && before.perMinute !== null) {
-        const keys = this.#count('plan = ? AND (per_minute IS NULL OR per_day IS NULL)', id)
-        if (keys > 0) return { outcome: 'keys_without_limits', keys }
+        const customers = this.#count('plan = ? AND (per_minute IS NULL OR per_day IS NULL)', id)
+        if (customers > 0) return { outcome: 'customers_without_limits', customers }
       }
       // `SET id = id` leaves the plan as it is (and still audits the request) when nothing is given.
       const sql = `UPDATE plans SET ${set.length === 0 ? 'id = id' : set.join(', ')} WHERE id = ? RETURNING ${PLAN_COLUMNS}`
@@ -84,8 +85,8 @@ export class SqlitePlans implements PlanStore {
     return inTransaction(this.#db, (): PlanDeletion => {
       const plan = this.#get(id)
       if (plan === undefined) return { outcome: 'missing' }
-      const keys = this.#count('plan = ?', id)
-      if (keys > 0) return { outcome: 'in_use', keys }
+      const customers = this.#count('plan = ?', id)
+      if (customers > 0) return { outcome: 'in_use', customers }
       this.#db.prepare('DELETE FROM plans WHERE id = ?').run(id)
       insertAudit(this.#db, audit(plan))
       return { outcome: 'deleted', plan }
@@ -97,8 +98,10 @@ export class SqlitePlans implements PlanStore {
     return row === undefined ? undefined : toPlan(row)
   }
 
-  /** How many api_keys rows match `where` (revoked ones too). */
+  /** How many customers match `where`, once every key has one (a key the previous release made may not yet). */
   #count(where: string, ...args: SQLInputValue[]): number {
-    return (this.#db.prepare(`SELECT count(*) AS keys FROM api_keys WHERE ${where}`).get(...args) as unknown as { keys: number }).keys
+    adoptKeys(this.#db)
+    const row = this.#db.prepare(`SELECT count(*) AS n FROM customers WHERE ${where}`).get(...args) as unknown as { n: number }
+    return row.n
   }
 }

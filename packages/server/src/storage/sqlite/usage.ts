@@ -1,6 +1,15 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { GRANULARITIES, GRANULARITY_MS, type Granularity } from '@animal-store/contract'
-import type { KeyUsageTotal, TopKeysOrder, UsageCounts, UsageDelta, UsageRow, UsageSpan, UsageStore } from '../usage/types.ts'
+import type {
+  CustomerUsageTotal,
+  KeyUsageTotal,
+  TopKeysOrder,
+  UsageCounts,
+  UsageDelta,
+  UsageRow,
+  UsageSpan,
+  UsageStore
+} from '../usage/types.ts'
 import { withoutFsync } from './transaction.ts'
 
 const addCounts = (t: string) =>
@@ -41,7 +50,8 @@ export class SqliteUsage implements UsageStore {
   readonly #pruneKeys: StatementSync
   readonly #pruneTotals: StatementSync
   readonly #synchronous: StatementSync
-  /** By span count and order: a top-keys query has one range scan per span. */
+  readonly #customerBuckets: StatementSync
+  /** By group, span count and order: a top-keys query has one range scan per span. */
   readonly #top = new Map<string, StatementSync>()
 
   constructor(db: DatabaseSync) {
@@ -56,6 +66,10 @@ export class SqliteUsage implements UsageStore {
       ON CONFLICT (key_id) DO UPDATE SET minute_start = max(key_last_used.minute_start, excluded.minute_start)`)
     this.#keyBuckets = db.prepare(`SELECT start, allowed, rate_limited AS rateLimited, banned FROM usage_by_key
       WHERE granularity = ? AND key_id = ? AND start >= ? AND start < ? ORDER BY start`)
+    this.#customerBuckets = db.prepare(`SELECT u.start, sum(u.allowed) AS allowed, sum(u.rate_limited) AS rateLimited,
+        sum(u.banned) AS banned
+      FROM api_keys k JOIN usage_by_key u ON u.granularity = ? AND u.key_id = k.id AND u.start >= ? AND u.start < ?
+      WHERE k.customer_id = ? GROUP BY u.start ORDER BY u.start`)
     this.#totalBuckets = db.prepare(`SELECT start, allowed, rate_limited AS rateLimited, banned FROM usage_totals
       WHERE granularity = ? AND start >= ? AND start < ? ORDER BY start`)
     this.#lastUsed = db.prepare(
@@ -92,18 +106,40 @@ export class SqliteUsage implements UsageStore {
     return (this.#totalBuckets.all(...spanArgs(span)) as unknown as UsageRow[]).map(toRow)
   }
 
+  async customerBuckets(customerId: string, span: UsageSpan): Promise<UsageRow[]> {
+    return (this.#customerBuckets.all(...spanArgs(span), customerId) as unknown as UsageRow[]).map(toRow)
+  }
+
   async topKeys(spans: readonly UsageSpan[], order: TopKeysOrder, limit: number): Promise<KeyUsageTotal[]> {
+    const rows = this.#topRows('key', spans, order, limit)
+    return rows.map((row) => ({ keyId: row.id, allowed: row.allowed, rateLimited: row.rateLimited, banned: row.banned }))
+  }
+
+  async topCustomers(spans: readonly UsageSpan[], order: TopKeysOrder, limit: number): Promise<CustomerUsageTotal[]> {
+    const rows = this.#topRows('customer', spans, order, limit)
+    return rows.map((row) => ({ customerId: row.id, allowed: row.allowed, rateLimited: row.rateLimited, banned: row.banned }))
+  }
+
+  #topRows(
+    group: 'key' | 'customer',
+    spans: readonly UsageSpan[],
+    order: TopKeysOrder,
+    limit: number
+  ): Array<{ id: string } & UsageCounts> {
     if (spans.length === 0) return []
-    const id = `${spans.length} ${order}`
+    const id = `${group} ${spans.length} ${order}`
     let statement = this.#top.get(id)
     if (statement === undefined) {
-      statement = this.#db.prepare(`SELECT key_id AS keyId, sum(allowed) AS allowed, sum(rate_limited) AS rateLimited, sum(banned) AS banned
-        FROM (${spans.map(() => SPAN_ROWS).join(' UNION ALL ')})
-        GROUP BY key_id HAVING ${MEASURE[order]} > 0 ORDER BY ${MEASURE[order]} DESC, key_id LIMIT ?`)
+      const union = spans.map(() => SPAN_ROWS).join(' UNION ALL ')
+      const [column, source] =
+        group === 'key'
+          ? ['key_id', `(${union})`]
+          : ['k.customer_id', `(${union}) s JOIN api_keys k ON k.id = s.key_id AND k.customer_id IS NOT NULL`]
+      statement = this.#db.prepare(`SELECT ${column} AS id, sum(allowed) AS allowed, sum(rate_limited) AS rateLimited, sum(banned) AS banned
+        FROM ${source} GROUP BY ${column} HAVING ${MEASURE[order]} > 0 ORDER BY ${MEASURE[order]} DESC, ${column} LIMIT ?`)
       this.#top.set(id, statement)
     }
-    const rows = statement.all(...spans.flatMap(spanArgs), limit) as unknown as KeyUsageTotal[]
-    return rows.map((row) => ({ keyId: row.keyId, allowed: row.allowed, rateLimited: row.rateLimited, banned: row.banned }))
+    return statement.all(...spans.flatMap(spanArgs), limit) as unknown as Array<{ id: string } & UsageCounts>
   }
 
   async lastUsed(keyIds: readonly string[]): Promise<Map<string, number>> {

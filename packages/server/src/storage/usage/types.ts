@@ -27,6 +27,11 @@ export interface KeyUsageTotal extends UsageCounts {
   keyId: string
 }
 
+/** A customer's requests (all its keys') summed over a range. */
+export interface CustomerUsageTotal extends UsageCounts {
+  customerId: string
+}
+
 /** The buckets of one granularity that start in [from, to). */
 export interface UsageSpan {
   granularity: Granularity
@@ -50,6 +55,8 @@ export interface UsageStore {
   add(deltas: readonly UsageDelta[]): Promise<void>
   /** The key's non-empty buckets of the span, oldest first; one index range scan. */
   keyBuckets(keyId: string, span: UsageSpan): Promise<UsageRow[]>
+  /** The buckets of the span of all the customer's keys summed, non-empty ones only, oldest first. */
+  customerBuckets(customerId: string, span: UsageSpan): Promise<UsageRow[]>
   /** Every key's buckets of the span summed, non-empty ones only, oldest first; one index range scan. */
   totalBuckets(span: UsageSpan): Promise<UsageRow[]>
   /**
@@ -57,6 +64,8 @@ export interface UsageStore {
    * most by `order` first and ties by key id (bytewise); keys with none by `order` left out.
    */
   topKeys(spans: readonly UsageSpan[], order: TopKeysOrder, limit: number): Promise<KeyUsageTotal[]>
+  /** As `topKeys`, each customer's keys summed (keys without a customer left out); ties by customer id. */
+  topCustomers(spans: readonly UsageSpan[], order: TopKeysOrder, limit: number): Promise<CustomerUsageTotal[]>
   /** The start of the last minute each of the keys was counted in; keys never counted are absent. Kept forever. */
   lastUsed(keyIds: readonly string[]): Promise<Map<string, number>>
   /** Deletes at most `limit` key rows and `limit` total rows of the granularity that start before `before`; returns how many. */

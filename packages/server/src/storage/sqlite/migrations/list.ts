@@ -1,4 +1,5 @@
 import type { Migration } from '../../migrations.ts'
+import { CUSTOMERS } from './customers.ts'
 import { PLANS_AS_DATA } from './plans-as-data.ts'
 
 /** Numbered, append-only: never edit one that has shipped, add the next. */
@@ -146,5 +147,6 @@ export const SQLITE_MIGRATIONS: Migration[] = [
     // Space-separated (an OAuth scope parameter); keys made before it, and by a release that
     // does not know it, get both scopes.
     sql: `ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'pets:read pets:write';`
-  }
+  },
+  CUSTOMERS
 ]

@@ -1,4 +1,5 @@
-import type { Migration } from '../migrations.ts'
+import type { Migration } from '../../migrations.ts'
+import { CUSTOMERS } from './customers.ts'
 
 /**
  * Numbered, append-only: never edit one that has shipped, add the next. Each runs in its own
@@ -195,5 +196,6 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     // Only adds: a key the previous release creates during a rolling upgrade gets both scopes,
     // as every key before it. Space-separated, as an OAuth scope parameter.
     sql: `ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'pets:read pets:write';`
-  }
+  },
+  CUSTOMERS
 ]
