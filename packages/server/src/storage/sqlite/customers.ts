@@ -10,12 +10,16 @@ import type {
   CustomerWithKeys
 } from '../customers/types.ts'
 import { inTransaction, insertAudit } from './audit.ts'
-import { registerFold } from './keys.ts'
 
 const SELECT_CUSTOMERS = `SELECT id, name, external_id, plan, per_minute, per_day, counter_id, created_at,
   (SELECT count(*) FROM api_keys k WHERE k.customer_id = customers.id AND k.revoked_at IS NULL) AS keys FROM customers`
 
 const toCustomer = (row: CustomerRow<number>): CustomerWithKeys => customerFromRow(row, (value) => value)
+
+/** SQLite's lower() folds ASCII only: names are searched in any case, as JavaScript folds them (`as_fold`). */
+export function registerFold(db: DatabaseSync): void {
+  db.function('as_fold', { deterministic: true }, (value) => (typeof value === 'string' ? value.toLowerCase() : value))
+}
 
 /** Inserts `customer` inside the caller's transaction. */
 export function insertCustomer(db: DatabaseSync, customer: CustomerRecord): void {

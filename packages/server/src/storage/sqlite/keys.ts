@@ -14,7 +14,7 @@ import {
 } from '../keys/row.ts'
 import type { ApiKeyRecord, KeyChanges, KeyMatch, KeyStore, NewCustomer } from '../keys/types.ts'
 import { inTransaction, insertAudit } from './audit.ts'
-import { adoptKeys, insertCustomer, setCustomerFields } from './customers.ts'
+import { adoptKeys, insertCustomer, registerFold, setCustomerFields } from './customers.ts'
 
 const KEY_COLUMNS = keyColumns((column, alias) => `${column} AS ${alias}`)
 const SELECT_KEYS = `SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_CUSTOMERS}`
@@ -42,11 +42,6 @@ function pageFilter(query: KeyPageQuery): [string[], SQLInputValue[]] {
     add(`${COUNTER_OF_KEY} NOT IN (SELECT value FROM json_each(?))`, JSON.stringify(query.exceptCounters))
   if (query.before !== undefined) add('(k.created_at, k.id) < (?, ?)', query.before.createdAt, query.before.id)
   return [where, args]
-}
-
-/** SQLite's lower() folds ASCII only: names are searched in any case, as JavaScript folds them (`as_fold`). */
-export function registerFold(db: DatabaseSync): void {
-  db.function('as_fold', { deterministic: true }, (value) => (typeof value === 'string' ? value.toLowerCase() : value))
 }
 
 /** Keys in the embedded file; each change and its audit entry in one transaction on the writing connection. */
