@@ -19,7 +19,10 @@ export const listKeys = operation({
   query: ListKeysQuery,
   success: { status: 200, description: 'A page of keys', schema: Keys, headers: ['Link'] },
   errors: ['validation_failed', 'invalid_cursor'],
-  examples: { parameters: { search: 'acme', plan: 'pro', state: 'active', limit: 50 }, success: [EXAMPLE_KEY] }
+  examples: {
+    parameters: { search: 'acme', plan: 'pro', customer: EXAMPLE_KEY.customerId, state: 'active', limit: 50 },
+    success: [EXAMPLE_KEY]
+  }
 })
 
 export const createKey = operation({
