@@ -1,6 +1,7 @@
 import { useId } from 'preact/hooks'
 import { LimitField } from '../components/limit-field.tsx'
-import { isCustomPlan, planOptions, usePlanList } from '../plans/context.ts'
+import { PlanSelect } from '../components/plan-select.tsx'
+import { isCustomPlan, usePlanList } from '../plans/context.ts'
 import type { CustomerFormValues } from './form-values.ts'
 
 interface CustomerFieldsProps {
@@ -20,14 +21,7 @@ export function CustomerFields({ values, onChange, mode }: CustomerFieldsProps) 
     <div class="fields">
       <label for={`${id}-name`}>Name</label>
       <input id={`${id}-name`} value={values.name} onInput={set('name')} required maxLength={200} autocomplete="off" />
-      <label for={`${id}-plan`}>Plan</label>
-      <select id={`${id}-plan`} value={values.plan} onChange={set('plan')}>
-        {planOptions(plans, values.plan).map((plan) => (
-          <option key={plan.value} value={plan.value}>
-            {plan.label}
-          </option>
-        ))}
-      </select>
+      <PlanSelect id={`${id}-plan`} value={values.plan} plans={plans} onChange={(plan) => onChange({ ...values, plan })} />
       <label for={`${id}-external`}>External ID</label>
       <input
         id={`${id}-external`}

@@ -8,7 +8,8 @@ import { Pager, SortableHeader, TableFrame, sortRows, usePages, useSortOrder } f
 import { useApiData } from '../hooks/use-api-data.ts'
 import { useDebounced } from '../hooks/timers.ts'
 import { count } from '../labels.ts'
-import { planLabel, planOptions, usePlanList } from '../plans/context.ts'
+import { PlanSelect } from '../components/plan-select.tsx'
+import { planLabel, usePlanList } from '../plans/context.ts'
 import { customerHref } from '../routes.ts'
 import { useSession, useView } from '../session.ts'
 import { isoInZone, type Zone } from '../time.ts'
@@ -97,15 +98,7 @@ export function CustomersScreen() {
           <span class="visually-hidden" id={`${ids}-search-hint`}>
             By id, name or external ID
           </span>
-          <label for={`${ids}-plan`}>Plan</label>
-          <select id={`${ids}-plan`} value={plan} onChange={(event) => setPlan(event.currentTarget.value)}>
-            <option value="">All plans</option>
-            {planOptions(plans, plan).map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
+          <PlanSelect id={`${ids}-plan`} value={plan} plans={plans} onChange={setPlan} any="All plans" />
         </div>
         <div class="actions">
           <ExportCsv name="customers" load={exportCustomers} />

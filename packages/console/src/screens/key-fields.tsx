@@ -3,7 +3,8 @@ import { useId } from 'preact/hooks'
 import { CustomerPicker } from '../customers/customer-picker.tsx'
 import { withScope, type KeyFormValues } from '../keys/form-values.ts'
 import { SCOPE_NAMES, scopeHint } from '../labels.ts'
-import { isCustomPlan, planOptions, usePlanList } from '../plans/context.ts'
+import { PlanSelect } from '../components/plan-select.tsx'
+import { isCustomPlan, usePlanList } from '../plans/context.ts'
 import type { Zone } from '../time.ts'
 import { LimitField } from '../components/limit-field.tsx'
 
@@ -34,18 +35,7 @@ export function KeyFields({ values, onChange, zone, mode, preset }: KeyFieldsPro
       {mode === 'create' && (
         <CustomerPicker id={id} value={values.customerId} onChange={(customerId) => onChange({ ...values, customerId })} preset={preset} />
       )}
-      {planFields && (
-        <>
-          <label for={`${id}-plan`}>Plan</label>
-          <select id={`${id}-plan`} value={values.plan} onChange={set('plan')}>
-            {planOptions(plans, values.plan).map((plan) => (
-              <option key={plan.value} value={plan.value}>
-                {plan.label}
-              </option>
-            ))}
-          </select>
-        </>
-      )}
+      {planFields && <PlanSelect id={`${id}-plan`} value={values.plan} plans={plans} onChange={(plan) => onChange({ ...values, plan })} />}
       <label for={`${id}-name`}>Name</label>
       <input id={`${id}-name`} value={values.name} onInput={set('name')} maxLength={200} autocomplete="off" />
       {planFields && (

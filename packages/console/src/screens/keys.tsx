@@ -12,7 +12,8 @@ import { useApiData } from '../hooks/use-api-data.ts'
 import { useDebounced } from '../hooks/timers.ts'
 import { keyState, keyTitle } from '../keys/state.ts'
 import { count, KEY_STATES, STATE_LABELS } from '../labels.ts'
-import { planLabel, planOptions, usePlanList } from '../plans/context.ts'
+import { PlanSelect } from '../components/plan-select.tsx'
+import { planLabel, usePlanList } from '../plans/context.ts'
 import { useSession } from '../session.ts'
 import { isoInZone, type Zone } from '../time.ts'
 import { CreateKey } from './create-key.tsx'
@@ -118,15 +119,7 @@ export function KeysScreen() {
         <div class="filters">
           <label for={`${ids}-search`}>Search keys</label>
           <input id={`${ids}-search`} type="search" value={search} onInput={(event) => setSearch(event.currentTarget.value)} />
-          <label for={`${ids}-plan`}>Plan</label>
-          <select id={`${ids}-plan`} value={plan} onChange={(event) => setPlan(event.currentTarget.value)}>
-            <option value="">All plans</option>
-            {planOptions(plans, plan).map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
+          <PlanSelect id={`${ids}-plan`} value={plan} plans={plans} onChange={setPlan} any="All plans" />
           <label for={`${ids}-state`}>State</label>
           <select id={`${ids}-state`} value={state} onChange={(event) => setState(event.currentTarget.value as KeyState | '')}>
             <option value="">All states</option>

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { describe, test, type TestContext } from 'node:test'
@@ -13,6 +12,7 @@ import type { ApiKeyRecord } from '../../src/storage/keys/types.ts'
 import { SqliteStorage } from '../../src/storage/sqlite/index.ts'
 import type { Storage } from '../../src/storage/types.ts'
 import { testAudit } from '../helpers/audit.ts'
+import { AT, cliAudit, customerRecord, hashOf, keyRecord } from '../helpers/records.ts'
 import { backendSkip, openStorage, openStore, postgresBackend, suiteBackends } from '../helpers/backends.ts'
 import { adminQuery } from '../helpers/postgres.ts'
 import { defer, tempDir } from '../helpers/temp.ts'
@@ -24,23 +24,10 @@ import { until } from '../helpers/wait.ts'
 // them there), a customer of its own for each key the previous release made, and every change
 // written in one transaction with its audit row.
 
-const AT = 1_781_524_810_123
 const CHECK_FAILED = /CHECK constraint failed|violates check constraint/
 const FOREIGN_KEY_FAILED = /FOREIGN KEY constraint failed|violates foreign key constraint/
 
-/** The audit entry of a change to a customer, by the `test` CLI user. */
-const customerAudit =
-  (action: AuditAction, changes: AuditEntry['changes'] = {}) =>
-  (target: { id: string; name: string }): AuditEntry => ({
-    at: AT,
-    actor: { type: 'cli', id: 'test', name: 'test' },
-    action,
-    target: { type: 'customer', id: target.id, name: target.name },
-    changes,
-    requestId: null,
-    remoteAddress: null,
-    userAgent: null
-  })
+const customerAudit = (action: AuditAction, changes?: AuditEntry['changes']) => cliAudit('customer', action, changes)
 
 /** An entry the audit table's CHECK refuses: the change it goes with must not be written either. */
 const refusedAudit = (): AuditEntry => ({
@@ -48,37 +35,8 @@ const refusedAudit = (): AuditEntry => ({
   action: 'customer.rename' as AuditAction
 })
 
-/** A customer on the free plan counting under its own id, with `fields` changed. */
-const customer = (id: string, fields: Partial<CustomerRecord> = {}): CustomerRecord => ({
-  id,
-  name: `Customer ${id}`,
-  externalId: null,
-  plan: 'free',
-  perMinute: null,
-  perDay: null,
-  counterId: id,
-  createdAt: AT,
-  ...fields
-})
-
-/** A key of `owner`: it runs under the customer's plan and numbers. */
-const key = (id: string, owner: CustomerRecord): ApiKeyRecord => ({
-  id,
-  prefix: `as_live_${id.slice(-4)}`,
-  name: null,
-  customerId: owner.id,
-  counterId: owner.counterId,
-  plan: owner.plan,
-  perMinute: owner.perMinute,
-  perDay: owner.perDay,
-  createdAt: AT,
-  expiresAt: null,
-  revokedAt: null,
-  previousSecretExpiresAt: null,
-  scopes: ['pets:read', 'pets:write']
-})
-
-const hashOf = (id: string) => createHash('sha256').update(id).digest('hex')
+const customer = customerRecord
+const key = keyRecord
 
 /** What CustomerStore.get answers for `record` with `keys` keys not revoked. */
 const stored = (record: CustomerRecord, keys = 0): CustomerWithKeys => ({ ...record, keys })

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { describe, test, type TestContext } from 'node:test'
@@ -13,6 +12,7 @@ import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations/list.
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations/list.ts'
 import type { Storage } from '../../src/storage/types.ts'
 import { testAudit } from '../helpers/audit.ts'
+import { AT, cliAudit, customerRecord, hashOf, keyRecord } from '../helpers/records.ts'
 import { backendSkip, openStorage, openStore, postgresBackend, suiteBackends } from '../helpers/backends.ts'
 import { adminQuery, createSchema } from '../helpers/postgres.ts'
 import { defer, tempDir } from '../helpers/temp.ts'
@@ -21,22 +21,6 @@ import { until } from '../helpers/wait.ts'
 // The plan store of each backend against its real database: migration 7's seed, every refusal
 // made inside the write's transaction (a customer created meanwhile counts), each change's audit
 // row, and the foreign keys from customers and api_keys. A plan is in use by the customers on it.
-
-const AT = 1_781_524_810_123
-
-/** The audit entry of a change to a plan or a customer, by the `test` CLI user. */
-const cliAudit =
-  (type: 'plan' | 'customer', action: AuditAction, changes: AuditEntry['changes'] = {}) =>
-  (target: { id: string; name: string }): AuditEntry => ({
-    at: AT,
-    actor: { type: 'cli', id: 'test', name: 'test' },
-    action,
-    target: { type, id: target.id, name: target.name },
-    changes,
-    requestId: null,
-    remoteAddress: null,
-    userAgent: null
-  })
 
 const planAudit = (action: AuditAction, changes?: AuditEntry['changes']) => cliAudit('plan', action, changes)
 const customerAudit = (action: AuditAction, changes?: AuditEntry['changes']) => cliAudit('customer', action, changes)
@@ -53,35 +37,9 @@ const plan = (id: string, limits: { perMinute: number; perDay: number } | null, 
 })
 
 /** A customer on `planId` with these numbers of its own (null: the plan's), counting under its own id. */
-const customer = (id: string, planId: string, perMinute: number | null = null, perDay: number | null = null): CustomerRecord => ({
-  id,
-  name: `Customer ${id}`,
-  externalId: null,
-  plan: planId,
-  perMinute,
-  perDay,
-  counterId: id,
-  createdAt: AT
-})
-
-/** A key of `owner`: it runs under the customer's plan and numbers. */
-const key = (id: string, owner: CustomerRecord): ApiKeyRecord => ({
-  id,
-  prefix: `as_live_${id.slice(-4)}`,
-  name: null,
-  customerId: owner.id,
-  counterId: owner.counterId,
-  plan: owner.plan,
-  perMinute: owner.perMinute,
-  perDay: owner.perDay,
-  createdAt: AT,
-  expiresAt: null,
-  revokedAt: null,
-  previousSecretExpiresAt: null,
-  scopes: ['pets:read', 'pets:write']
-})
-
-const hashOf = (id: string) => createHash('sha256').update(id).digest('hex')
+const customer = (id: string, planId: string, perMinute: number | null = null, perDay: number | null = null): CustomerRecord =>
+  customerRecord(id, { plan: planId, perMinute, perDay })
+const key = keyRecord
 
 /** `owner` and its first key `keyId`, made in one transaction (as `keys create --plan` makes them). */
 async function createKeyWithCustomer(storage: Storage, keyId: string, owner: CustomerRecord): Promise<void> {

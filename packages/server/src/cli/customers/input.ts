@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util'
 import type { CreateCustomerInput, OwnLimitsInput, UpdateCustomerInput } from '../../domain/customers/changes.ts'
+import { commandFlags, wholeNumber, type ParsedValues } from '../parse-command.ts'
 import { UsageError } from '../usage-error.ts'
 
 // What `customers <command>` was given: its flags read and checked as far as the command line
@@ -25,40 +25,13 @@ const OPTIONS = {
   json: { type: 'boolean' }
 } as const
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>['values']
-
-/** A flag's digits as a number; the customer service judges the number. */
-function number(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  if (!/^[0-9]+$/.test(value)) throw new UsageError(`${flag} must be a whole number (got ${JSON.stringify(value)})`)
-  return Number(value)
-}
-
-function parse(command: string, args: string[]): { values: Values; id: string } {
-  let parsed
-  try {
-    parsed = parseArgs({ args, allowPositionals: true, strict: true, options: OPTIONS })
-  } catch (error) {
-    throw new UsageError(`customers ${command}: ${(error as Error).message.replace(/\s*\n\s*/g, ' ')}`)
-  }
-  const { values, positionals } = parsed
-  const extra = Object.keys(values).filter((flag) => !COMMANDS[command]!.includes(flag))
-  if (extra.length > 0) throw new UsageError(`customers ${command} does not take --${extra.join(', --')}`)
-  const wantsId = command === 'update' || command === 'unban'
-  if (positionals.length !== (wantsId ? 1 : 0))
-    throw new UsageError(
-      wantsId
-        ? `customers ${command} takes exactly one customer id`
-        : `customers ${command} takes no positional arguments (got ${positionals.join(' ')})`
-    )
-  return { values, id: positionals[0] ?? '' }
-}
+type Values = ParsedValues<typeof OPTIONS>
 
 /** The customer's own numbers the flags give, or undefined when none is given. */
 function ownLimits(values: Values): OwnLimitsInput | undefined {
-  const perMinute = number('--per-minute', values['per-minute'])
-  const perDay = number('--per-day', values['per-day'])
-  const perMonth = number('--per-month', values['per-month'])
+  const perMinute = wholeNumber('--per-minute', values['per-minute'])
+  const perDay = wholeNumber('--per-day', values['per-day'])
+  const perMonth = wholeNumber('--per-month', values['per-month'])
   if (perMinute === undefined && perDay === undefined && perMonth === undefined) return undefined
   if (perMinute === undefined || perDay === undefined) {
     const given = (['per-minute', 'per-day', 'per-month'] as const).filter((flag) => values[flag] !== undefined)
@@ -108,7 +81,16 @@ export function readCommandLine(
   command: string,
   args: string[]
 ): { json: boolean; id: string; externalId: string | undefined; created?: CreateCustomerInput; changes?: UpdateCustomerInput } {
-  const { values, id } = parse(command, args)
+  const { values, id } = commandFlags(
+    {
+      group: 'customers',
+      command,
+      allowed: COMMANDS[command]!,
+      idName: command === 'update' || command === 'unban' ? 'customer id' : undefined
+    },
+    args,
+    OPTIONS
+  )
   const read = { json: values.json === true, id, externalId: values['external-id'] }
   if (command === 'create') return { ...read, created: createInput(values) }
   if (command === 'update') return { ...read, changes: updateInput(values) }

@@ -1,6 +1,6 @@
-import { parseArgs } from 'node:util'
 import type { PlanLimitsInput, UpdatePlanInput } from '../../domain/plans/changes.ts'
 import type { PlanService } from '../../domain/plans/service.ts'
+import { commandFlags, wholeNumber, type ParsedValues } from '../parse-command.ts'
 import { UsageError } from '../usage-error.ts'
 
 // What `plans <command>` was given: its flags read and checked as far as the command line alone
@@ -14,63 +14,25 @@ export const COMMANDS: Record<string, string[]> = {
   delete: []
 }
 
-/** A flag's digits as a number; the plan service judges the number. */
-function number(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  if (!/^[0-9]+$/.test(value)) throw new UsageError(`${flag} must be a whole number (got ${JSON.stringify(value)})`)
-  return Number(value)
-}
+const OPTIONS = {
+  name: { type: 'string' },
+  'per-minute': { type: 'string' },
+  'per-day': { type: 'string' },
+  'per-month': { type: 'string' },
+  'no-monthly-quota': { type: 'boolean' },
+  custom: { type: 'boolean' },
+  json: { type: 'boolean' }
+} as const
 
-interface Values {
-  name?: string | undefined
-  'per-minute'?: string | undefined
-  'per-day'?: string | undefined
-  'per-month'?: string | undefined
-  'no-monthly-quota'?: boolean | undefined
-  custom?: boolean | undefined
-  json?: boolean | undefined
-}
-
-function parse(command: string, args: string[]): { values: Values; id: string } {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        name: { type: 'string' },
-        'per-minute': { type: 'string' },
-        'per-day': { type: 'string' },
-        'per-month': { type: 'string' },
-        'no-monthly-quota': { type: 'boolean' },
-        custom: { type: 'boolean' },
-        json: { type: 'boolean' }
-      }
-    })
-  } catch (error) {
-    throw new UsageError(`plans ${command}: ${(error as Error).message.replace(/\s*\n\s*/g, ' ')}`)
-  }
-  const { values, positionals } = parsed
-  const extra = Object.keys(values).filter((flag) => !COMMANDS[command]!.includes(flag))
-  if (extra.length > 0) throw new UsageError(`plans ${command} does not take --${extra.join(', --')}`)
-  const wantsId = command !== 'list'
-  if (positionals.length !== (wantsId ? 1 : 0))
-    throw new UsageError(
-      wantsId
-        ? `plans ${command} takes exactly one plan id`
-        : `plans ${command} takes no positional arguments (got ${positionals.join(' ')})`
-    )
-  return { values, id: positionals[0] ?? '' }
-}
+type Values = ParsedValues<typeof OPTIONS>
 
 /** The limit flags given, as numbers; `perMonth` null for --no-monthly-quota. */
 function limitFlags(values: Values): { perMinute?: number; perDay?: number; perMonth?: number | null; given: string[] } {
   if (values['per-month'] !== undefined && values['no-monthly-quota'] === true)
     throw new UsageError('give either --per-month or --no-monthly-quota, not both')
-  const perMinute = number('--per-minute', values['per-minute'])
-  const perDay = number('--per-day', values['per-day'])
-  const perMonth = values['no-monthly-quota'] === true ? null : number('--per-month', values['per-month'])
+  const perMinute = wholeNumber('--per-minute', values['per-minute'])
+  const perDay = wholeNumber('--per-day', values['per-day'])
+  const perMonth = values['no-monthly-quota'] === true ? null : wholeNumber('--per-month', values['per-month'])
   const given = (['per-minute', 'per-day', 'per-month', 'no-monthly-quota'] as const).filter((flag) => values[flag] !== undefined)
   if (values.custom === true && given.length > 0)
     throw new UsageError(`--custom takes no --${given.join(', --')}: the customers on a custom plan each carry their own limits`)
@@ -113,7 +75,11 @@ export function readCommandLine(
   command: string,
   args: string[]
 ): { values: Values; id: string; created: { name: string; limits: PlanLimitsInput | null } | undefined } {
-  const { values, id } = parse(command, args)
+  const { values, id } = commandFlags(
+    { group: 'plans', command, allowed: COMMANDS[command]!, idName: command === 'list' ? undefined : 'plan id' },
+    args,
+    OPTIONS
+  )
   let created: { name: string; limits: PlanLimitsInput | null } | undefined
   if (command === 'create') {
     const { perMinute, perDay, perMonth } = limitFlags(values)

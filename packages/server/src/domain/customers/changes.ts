@@ -1,6 +1,6 @@
 import { CUSTOMER_NAME_MAX_LENGTH, EXTERNAL_ID_MAX_LENGTH, MAX_PLAN_LIMIT } from '@animal-store/contract'
 import type { CustomerChanges, CustomerRecord } from '../../storage/customers/types.ts'
-import type { PlanChoice } from '../keys/changes.ts'
+import type { PlanChoice } from '../plans/changes.ts'
 import { CustomerInputError, type CustomerField } from './errors.ts'
 
 // The rules for what a caller sets on a customer, in the words of the operator API's JSON bodies.

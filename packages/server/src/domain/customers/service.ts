@@ -5,7 +5,7 @@ import type { CustomerRecord, CustomerStore, CustomerWithKeys } from '../../stor
 import type { PlanStore } from '../../storage/plans/types.ts'
 import { CLI_ORIGIN, type Actor, type RequestOrigin } from '../actor.ts'
 import { auditEntry, type ChangeEvent } from '../audit/log.ts'
-import { planChoice } from '../keys/changes.ts'
+import { planChoice } from '../plans/changes.ts'
 import { randomId } from '../secrets.ts'
 import { customerChanges, looksLikeCustomerId, newCustomerFields, type CreateCustomerInput, type UpdateCustomerInput } from './changes.ts'
 import { NO_USAGE, type CustomerCounters } from './counters.ts'

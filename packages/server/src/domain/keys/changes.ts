@@ -1,7 +1,8 @@
 import { SCOPES, type Scope } from '@animal-store/contract'
 import type { ApiKeyRecord, KeyChanges } from '../../storage/keys/types.ts'
-import type { PlanRecord } from '../../storage/plans/types.ts'
+import type { PlanChoice } from '../plans/changes.ts'
 import { parseIsoTime } from '../iso-time.ts'
+import { looksLikeCustomerId } from '../customers/changes.ts'
 import { KeyInputError } from './errors.ts'
 
 // The rules for what a caller sets on a key, in the words of the operator API's JSON bodies.
@@ -38,11 +39,6 @@ const MAX_GRACE_SECONDS = 30 * 86_400
 const MAX_NAME_LENGTH = 200
 
 const shown = (value: unknown) => (typeof value === 'number' ? String(value) : JSON.stringify(value))
-
-/** The plans a key may be put on, by id. */
-export type PlanChoice = ReadonlyMap<string, Pick<PlanRecord, 'perMinute' | 'perDay'>>
-
-export const planChoice = (plans: readonly PlanRecord[]): PlanChoice => new Map(plans.map((p) => [p.id, p]))
 
 function plan(value: string, plans: PlanChoice): string {
   if (typeof value !== 'string' || !plans.has(value))
@@ -121,7 +117,7 @@ export function newKeyCustomer(
           `give ${t('customerId')} or ${t('plan')}, not both: a key for a customer runs under the customer's plan and limits ` +
           `(${t('perMinute')} and ${t('perDay')} go with ${t('plan')})`
       )
-    if (typeof input.customerId !== 'string' || !/^cus_[0-9A-Za-z]{16}$/.test(input.customerId))
+    if (!looksLikeCustomerId(input.customerId))
       throw new KeyInputError(
         'customerId',
         (t) => `${t('customerId')} must be a customer's id, such as cus_4Rk8Wq2Zx7Lm3Np9 (got ${shown(input.customerId)})`

@@ -24,6 +24,11 @@ export interface UpdatePlanInput {
   limits?: PlanLimitsInput | null | undefined
 }
 
+/** The plans a customer (or a key's own customer) may be put on, by id, with their limits (null: custom). */
+export type PlanChoice = ReadonlyMap<string, Pick<PlanRecord, 'perMinute' | 'perDay'>>
+
+export const planChoice = (plans: readonly PlanRecord[]): PlanChoice => new Map(plans.map((p) => [p.id, p]))
+
 const PLAN_ID = /^[a-z][a-z0-9-]{0,31}$/
 const shown = (value: unknown) => (typeof value === 'number' ? String(value) : JSON.stringify(value))
 

@@ -24,11 +24,11 @@ const text = (value: string | number | null) => (typeof value === 'number' ? Str
 /** Another transaction took the external id between this one's check and its write. */
 const externalIdRace = (error: unknown) => (error as { constraint?: unknown }).constraint === 'customers_external_id_key'
 
-/** Inserts `customer` inside the caller's transaction on `client`. */
-export async function insertCustomer(client: PoolClient, customer: CustomerRecord): Promise<void> {
-  await client.query(
+/** Inserts `customer` inside the caller's transaction on `client`; false (nothing written) when its external id is taken. */
+export async function insertCustomer(client: PoolClient, customer: CustomerRecord): Promise<boolean> {
+  const { rowCount } = await client.query(
     `INSERT INTO customers (id, name, external_id, plan, per_minute, per_day, counter_id, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, ${fromMs('$8')})`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, ${fromMs('$8')}) ON CONFLICT (external_id) DO NOTHING`,
     [
       customer.id,
       customer.name,
@@ -40,6 +40,7 @@ export async function insertCustomer(client: PoolClient, customer: CustomerRecor
       String(customer.createdAt)
     ]
   )
+  return rowCount === 1
 }
 
 /** Sets `changes` on the customer and its plan and numbers on its keys, inside the caller's transaction. */
@@ -69,21 +70,7 @@ export class PostgresCustomers implements CustomerStore {
 
   async create(customer: CustomerRecord, audit: AuditEntry): Promise<boolean> {
     const creating = this.#db.transaction(async (client) => {
-      const { rowCount } = await client.query(
-        `INSERT INTO customers (id, name, external_id, plan, per_minute, per_day, counter_id, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, ${fromMs('$8')}) ON CONFLICT (external_id) DO NOTHING`,
-        [
-          customer.id,
-          customer.name,
-          customer.externalId,
-          customer.plan,
-          text(customer.perMinute),
-          text(customer.perDay),
-          customer.counterId,
-          String(customer.createdAt)
-        ]
-      )
-      if (rowCount !== 1) return false
+      if (!(await insertCustomer(client, customer))) return false
       await insertAudit(client, audit)
       return true
     })
