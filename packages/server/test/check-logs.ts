@@ -2,7 +2,7 @@
 // log the service wrote during the run, at any level; and no response was sent twice or lost
 // (a client sees those only as a dropped keep-alive connection, which tests rarely notice).
 import { readdirSync, readFileSync } from 'node:fs'
-import { SENT_TWICE, WRITE_FAILED } from '../src/http/hooks/write-coalescing.ts'
+import { SENT_TWICE, WRITE_FAILED } from '../src/http/hooks/connections/write-coalescing.ts'
 import { LOG_DIR } from './helpers/logs.ts'
 
 const files = readdirSync(LOG_DIR)

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox'
-import { AdminPageLimit, PageCursor } from './keys/schemas.ts'
+import { AdminPageLimit, PageCursor } from './paging.ts'
 import { Timestamp } from './time.ts'
 
 export const AUDIT_ACTIONS = [

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { errorBody } from '../http/hooks/error-body.ts'
+import { errorBody } from '../http/hooks/errors/error-body.ts'
 
 /** Resolves (optionally with a note such as "degraded: ...") when the dependency is usable; rejects when it is not. */
 export type ReadinessCheck = () => Promise<string | void>

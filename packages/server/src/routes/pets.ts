@@ -3,7 +3,7 @@ import { createPet, getPet, listPets, PAGE_LIMIT_DEFAULT, type ListPetsQuery, ty
 import { idempotencyKeyOf } from '../domain/pets/idempotency.ts'
 import type { Created, PetService } from '../domain/pets/service.ts'
 import type { IdempotencyScope } from '../storage/pets/idempotency.ts'
-import { apiKeyOf } from '../http/hooks/api-guard.ts'
+import { apiKeyOf } from '../http/hooks/api/api-guard.ts'
 import { deprecationHeaders } from './pets/deprecation.ts'
 import type { PetPages, RenderedPage } from '../http/services/page-cache.ts'
 import { asRequested, readsInt64Strings } from './pets/int64-strings.ts'

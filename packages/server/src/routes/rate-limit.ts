@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { getRateLimit } from '@animal-store/contract'
-import { apiKeyOf } from '../http/hooks/api-guard.ts'
+import { apiKeyOf } from '../http/hooks/api/api-guard.ts'
 import type { RateLimiter } from '../limits/rate-limiter.ts'
 
 /** `GET /v1/rate_limit`: the caller's own use, read without taking quota; a banned key gets its ban with 200. */

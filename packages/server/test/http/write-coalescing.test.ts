@@ -3,7 +3,7 @@ import type { Socket } from 'node:net'
 import { Writable } from 'node:stream'
 import { describe, test } from 'node:test'
 import Fastify, { type FastifyReply } from 'fastify'
-import { registerWriteCoalescing, SENT_TWICE, WRITE_FAILED } from '../../src/http/hooks/write-coalescing.ts'
+import { registerWriteCoalescing, SENT_TWICE, WRITE_FAILED } from '../../src/http/hooks/connections/write-coalescing.ts'
 
 /**
  * A Fastify app with write coalescing whose GET /park/:id replies wait until `turn` of them

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { ConfigError, loadConfig } from '../../src/config.ts'
-import { ClientAddresses } from '../../src/http/hooks/client-address.ts'
+import { ClientAddresses } from '../../src/http/hooks/requests/client-address.ts'
 import { runCli } from '../helpers/cli.ts'
 
 const addresses = (trustProxy: string | undefined, prefix = '64') => {

@@ -1,10 +1,10 @@
 import Type, { type Static } from 'typebox'
 import { DOCUMENTED_ONLY } from '../../json-schema.ts'
-import { AdminPageLimit, KEY_NAME_MAX_LENGTH, KeyLimits, PageCursor } from '../keys/schemas.ts'
+import { CUSTOMER_ID_PATTERN, KEY_NAME_MAX_LENGTH, KeyLimits } from '../keys/schemas.ts'
+import { AdminPageLimit, PageCursor } from '../paging.ts'
 import { MAX_PLAN_LIMIT, PlanId, PlanLimits } from '../plans/schemas.ts'
 import { Count, NullableTimestamp, Timestamp } from '../time.ts'
 
-export const CUSTOMER_ID_PATTERN = '^cus_[0-9A-Za-z]{16}$'
 export const CUSTOMER_NAME_MAX_LENGTH = KEY_NAME_MAX_LENGTH
 export const EXTERNAL_ID_MAX_LENGTH = 200
 

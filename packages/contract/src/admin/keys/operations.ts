@@ -1,6 +1,7 @@
 import { NoQuery } from '../../pets.ts'
 import { EXAMPLE_BANNED_KEY, EXAMPLE_KEY, EXAMPLE_SECRET } from '../examples.ts'
-import { Key, KeyIdParams, KeyPatch, KeyRotation, Keys, KeyWithSecret, ListKeysQuery, NewKey } from './schemas.ts'
+import { KeyIdParams, ListKeysQuery } from './queries.ts'
+import { Key, KeyPatch, KeyRotation, Keys, KeyWithSecret, NewKey } from './schemas.ts'
 import { BODY_ERRORS, operation } from '../operation.ts'
 
 // The operator API's operations on keys: list, create, get, change, rotate, revoke, unban.

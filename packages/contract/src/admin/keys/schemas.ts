@@ -4,13 +4,12 @@ import { PlanId } from '../plans/schemas.ts'
 import { Count, NullableTimestamp, Timestamp } from '../time.ts'
 
 export const KEY_ID_PATTERN = '^key_[0-9A-Za-z]{16}$'
-const CUSTOMER_ID = '^cus_[0-9A-Za-z]{16}$'
+/** A customer's id, which a key names. */
+export const CUSTOMER_ID_PATTERN = '^cus_[0-9A-Za-z]{16}$'
 export const KEY_NAME_MAX_LENGTH = 200
 /** The longest grace a rotation gives the replaced secret: 30 days. */
 export const MAX_GRACE_SECONDS = 30 * 86_400
 export const DEFAULT_GRACE_SECONDS = 86_400
-
-export const KEY_STATES = ['active', 'revoked', 'expired', 'banned'] as const
 
 /** What a key may do: `pets:read` (listPets, getPet) and `pets:write` (createPet); both unless told otherwise. */
 export const SCOPES = ['pets:read', 'pets:write'] as const
@@ -23,17 +22,16 @@ const Scopes = (description: string) =>
     description,
     'x-rule': `must be a list of distinct scopes, each one of ${SCOPES.join(', ')}`
   })
-export type KeyState = (typeof KEY_STATES)[number]
 
 const LIMIT_RULE = 'must be a whole number of at least 1'
-const NAME_RULE = `must be at most ${KEY_NAME_MAX_LENGTH} characters with no control characters`
+export const KEY_NAME_RULE = `must be at most ${KEY_NAME_MAX_LENGTH} characters with no control characters`
 
 const Plan = PlanId
 const Limit = (description: string) =>
   Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description, 'x-rule': LIMIT_RULE })
 // No C0 or C1 control character (Unicode Cc): names are shown in tables and terminals.
 const KeyName = (description: string) =>
-  Type.String({ maxLength: KEY_NAME_MAX_LENGTH, pattern: '^[^\\x00-\\x1F\\x7F-\\x9F]*$', description, 'x-rule': NAME_RULE })
+  Type.String({ maxLength: KEY_NAME_MAX_LENGTH, pattern: '^[^\\x00-\\x1F\\x7F-\\x9F]*$', description, 'x-rule': KEY_NAME_RULE })
 
 export const KeyLimits = Type.Object(
   {
@@ -57,7 +55,7 @@ export const Key = Type.Object(
     }),
     name: Type.Union([KeyName('A name for people'), Type.Null()], { description: 'A name for people; null when none was given' }),
     customerId: Type.String({
-      pattern: CUSTOMER_ID,
+      pattern: CUSTOMER_ID_PATTERN,
       maxLength: 20,
       description: 'The customer the key belongs to, whose plan, limits, windows and ban it shares'
     }),
@@ -110,7 +108,7 @@ export const NewKey = Type.Object(
         description: 'The customer the key is for (`listCustomers`); give this or `plan`',
         'x-rule': 'must be the id of a customer',
         // Documented, not enforced: the key service names the field and the customer in its refusal.
-        [DOCUMENTED_ONLY]: { pattern: CUSTOMER_ID }
+        [DOCUMENTED_ONLY]: { pattern: CUSTOMER_ID_PATTERN }
       })
     ),
     plan: Type.Optional(
@@ -162,62 +160,3 @@ export const KeyRotation = Type.Object(
   { additionalProperties: false, description: 'How to rotate: the grace of the replaced secret' }
 )
 export type KeyRotation = Static<typeof KeyRotation>
-
-export const KeyIdParams = Type.Object({
-  id: Type.String({
-    description: "The key's id",
-    // Documented, not enforced: an id of any other shape names no key, and is answered 404.
-    [DOCUMENTED_ONLY]: { pattern: KEY_ID_PATTERN, maxLength: 20 }
-  })
-})
-export type KeyIdParams = Static<typeof KeyIdParams>
-
-export const ADMIN_PAGE_LIMIT_DEFAULT = 50
-
-/** Page size of the operator API's lists. */
-export const AdminPageLimit = Type.Integer({
-  format: 'int32',
-  minimum: 1,
-  maximum: 100,
-  default: ADMIN_PAGE_LIMIT_DEFAULT,
-  description: 'Page size: a plain decimal integer from 1 to 100',
-  'x-rule': 'must be a plain decimal integer from 1 to 100'
-})
-
-export const PageCursor = Type.String({
-  description: 'Opaque cursor from the `next` link of the previous page, valid only with the same filters',
-  'x-rule': 'must be a cursor from a next link',
-  [DOCUMENTED_ONLY]: { maxLength: 256, pattern: '^[A-Za-z0-9_-]+$' }
-})
-
-export const ListKeysQuery = Type.Object(
-  {
-    search: Type.Optional(
-      Type.String({
-        maxLength: KEY_NAME_MAX_LENGTH,
-        pattern: '^[^\\x00-\\x1F\\x7F-\\x9F]*$',
-        description: 'Only keys whose id, prefix or name contains this text, in any case',
-        'x-rule': NAME_RULE
-      })
-    ),
-    plan: Type.Optional(Plan('Only keys on this plan')),
-    customer: Type.Optional(
-      Type.String({
-        pattern: CUSTOMER_ID,
-        maxLength: 20,
-        description: "Only this customer's keys",
-        'x-rule': 'must be a customer id (cus_ and 16 letters or digits)'
-      })
-    ),
-    state: Type.Optional(
-      Type.Enum(KEY_STATES, {
-        description: 'Only keys in this state: active (usable now), revoked, expired, or banned (now)',
-        'x-rule': `must be one of ${KEY_STATES.join(', ')}`
-      })
-    ),
-    limit: Type.Optional(AdminPageLimit),
-    cursor: Type.Optional(PageCursor)
-  },
-  { additionalProperties: false }
-)
-export type ListKeysQuery = Static<typeof ListKeysQuery>

@@ -1,33 +1,30 @@
 import type { RateLimitStatus } from '@animal-store/contract'
 import type { Clock } from '../../base/clock.ts'
 import type { AuditStore } from '../../storage/audit/types.ts'
+import type { CustomerWithKeys } from '../../storage/customers/types.ts'
 import type { ApiKeyRecord, KeyStore } from '../../storage/keys/types.ts'
+import type { PlanStore } from '../../storage/plans/types.ts'
 import { CLI_ORIGIN, type Actor, type RequestOrigin } from '../actor.ts'
 import { auditEntry } from '../audit/log.ts'
-import type { PlanStore } from '../../storage/plans/types.ts'
+import { NO_USAGE, type CustomerCounters } from '../customers/counters.ts'
+import { customerEvent, customerFieldChanges } from '../customers/events.ts'
 import type { PlanBook } from '../plans/book.ts'
+import { planChoice } from '../plans/changes.ts'
+import { rateLimitStatus } from '../rate-limits/policy.ts'
 import {
   graceSeconds,
   keyChanges,
   newKeyCustomer,
   newKeyFields,
-  planChoice,
   type CreateKeyInput,
   type RotateKeyInput,
   type UpdateKeyInput
 } from './changes.ts'
-import { KeyInputError, KeyNotFoundError, KeyRevokedError } from './errors.ts'
-import type { NewCustomer } from '../../storage/keys/types.ts'
-import type { CustomerWithKeys } from '../../storage/customers/types.ts'
-import { CustomerNotFoundError } from '../customers/errors.ts'
-import { customerEvent, customerFieldChanges } from '../customers/events.ts'
-import { generateCustomerId } from '../customers/service.ts'
+import { KeyNotFoundError, KeyRevokedError } from './errors.ts'
 import { fieldChanges, keyEvent, type ChangedKey, type IssuedKey, type KeyEvent, type KeyRevocation } from './events.ts'
-import type { KeyViews } from './views.ts'
-import { NO_USAGE, type CustomerCounters } from '../customers/counters.ts'
+import { keyOwner } from './owner.ts'
 import { generateId, generateSecret, hashSecret, looksLikeKeyId, prefixOf } from './secret.ts'
-import { viewKey, type KeyView } from './views.ts'
-import { rateLimitStatus } from '../rate-limits/policy.ts'
+import { viewKey, type KeyView, type KeyViews } from './views.ts'
 
 /** What the key service works with; the composition root hands them in. */
 export interface KeyServiceParts {
@@ -86,34 +83,20 @@ export class KeyService {
     const choice = newKeyCustomer(input, planChoice(await this.#plans.list()))
     const secret = generateSecret()
     const id = generateId()
-    let customer: NewCustomer | undefined
-    let owner: Pick<ApiKeyRecord, 'customerId' | 'counterId' | 'plan' | 'perMinute' | 'perDay'>
-    if ('customerId' in choice) {
-      const found = await this.#customers.find(choice.customerId).catch((error: unknown) => {
-        if (!(error instanceof CustomerNotFoundError)) throw error
-        throw new KeyInputError('customerId', (t) => `${t('customerId')} names no customer (got ${JSON.stringify(choice.customerId)})`)
-      })
-      owner = { customerId: found.id, counterId: found.counterId, plan: found.plan, perMinute: found.perMinute, perDay: found.perDay }
-    } else {
-      // Made from the key, as an upgrade makes one: it counts under the key's id (see ADOPT_KEYS).
-      const customerId = generateCustomerId()
-      const record = { id: customerId, name: own.name || id, externalId: null, ...choice, counterId: id, createdAt: now }
-      customer = { record, audit: auditEntry(customerEvent('customer.create', actor, record, now), origin) }
-      owner = { customerId, counterId: id, ...choice }
-    }
+    const owner = await keyOwner(choice, { id, name: own.name }, this.#customers, { actor, origin, now })
     const record: ApiKeyRecord = {
       id,
       prefix: prefixOf(secret),
       ...own,
-      ...owner,
+      ...owner.fields,
       createdAt: now,
       revokedAt: null,
       previousSecretExpiresAt: null
     }
     const event = keyEvent('key.create', actor, record, now)
-    await this.#store.create(record, hashSecret(secret), auditEntry(event, origin), customer)
+    await this.#store.create(record, hashSecret(secret), auditEntry(event, origin), owner.newCustomer)
     // A new key has no last use, and a new customer no usage: its view asks neither.
-    const usage = customer === undefined ? await this.#limits.usage(record.counterId, now) : NO_USAGE
+    const usage = owner.newCustomer === undefined ? await this.#limits.usage(record.counterId, now) : NO_USAGE
     return { key: secret, view: viewKey(record, await this.#planBook.limitsOf(record), usage, now, null), event }
   }
 

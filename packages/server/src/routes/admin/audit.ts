@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { ADMIN_PAGE_LIMIT_DEFAULT, getCurrentOperator, listAuditEvents, type ListAuditQuery } from '@animal-store/contract'
 import type { AuditLog } from '../../domain/audit/log.ts'
 import { viewOperator } from '../../domain/operators/service.ts'
-import { signedIn } from '../../http/hooks/operator-guard.ts'
+import { signedIn } from '../../http/hooks/operators/operator-guard.ts'
 import { adminRoute, linkNext } from './route.ts'
 
 /** listAuditEvents, and getCurrentOperator (how a client signs in and learns its role). */

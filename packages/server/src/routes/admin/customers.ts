@@ -15,7 +15,7 @@ import {
 import type { CustomerDirectory } from '../../domain/customers/directory.ts'
 import type { CustomerService } from '../../domain/customers/service.ts'
 import { queryMoment } from '../../domain/iso-time.ts'
-import { signedIn } from '../../http/hooks/operator-guard.ts'
+import { signedIn } from '../../http/hooks/operators/operator-guard.ts'
 import { adminRoute, linkNext } from './route.ts'
 
 interface CustomerRoutesOptions {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { listBans, revokeKey, rotateKey, unbanKey, type KeyRotation } from '@animal-store/contract'
 import type { KeyDirectory } from '../../domain/keys/directory.ts'
 import type { KeyService } from '../../domain/keys/service.ts'
-import { signedIn } from '../../http/hooks/operator-guard.ts'
+import { signedIn } from '../../http/hooks/operators/operator-guard.ts'
 import { adminRoute } from './route.ts'
 
 type IdParams = { Params: { id: string } }

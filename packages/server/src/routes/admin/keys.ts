@@ -11,7 +11,7 @@ import {
 } from '@animal-store/contract'
 import type { KeyDirectory } from '../../domain/keys/directory.ts'
 import type { KeyService } from '../../domain/keys/service.ts'
-import { signedIn } from '../../http/hooks/operator-guard.ts'
+import { signedIn } from '../../http/hooks/operators/operator-guard.ts'
 import { adminRoute, linkNext } from './route.ts'
 
 interface KeyRoutesOptions {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { createPlan, deletePlan, listPlans, updatePlan, type NewPlan, type PlanPatch } from '@animal-store/contract'
 import type { PlanService } from '../../domain/plans/service.ts'
-import { signedIn } from '../../http/hooks/operator-guard.ts'
+import { signedIn } from '../../http/hooks/operators/operator-guard.ts'
 import { adminRoute } from './route.ts'
 
 type IdParams = { Params: { id: string } }

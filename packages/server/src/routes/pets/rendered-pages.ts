@@ -1,7 +1,7 @@
 import { Pets } from '@animal-store/contract'
 import { andThen } from '../../base/maybe.ts'
 import type { PageQuery, PetService } from '../../domain/pets/service.ts'
-import { compileSerializer } from '../../http/hooks/validation.ts'
+import { compileSerializer } from '../../http/hooks/errors/validation.ts'
 import type { PetPages } from '../../http/services/page-cache.ts'
 
 /** Pages read from the pet service and serialized by the contract's `Pets` schema. */

@@ -1,14 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Scope } from '@animal-store/contract'
-import { isPending, type Maybe } from '../../base/maybe.ts'
-import { ApiError } from '../../domain/api-error.ts'
-import type { RateLimiter, Verdict } from '../../limits/rate-limiter.ts'
-import type { ApiKeyRecord } from '../../storage/keys/types.ts'
-import type { Config } from '../../config.ts'
-import type { AuthResult, Authenticator } from '../services/authenticator.ts'
-import { ClientAddresses } from './client-address.ts'
-import { routeConfigOf } from './request-context.ts'
-import type { SpeculativeReads } from '../services/speculative-reads.ts'
+import { isPending, type Maybe } from '../../../base/maybe.ts'
+import { ApiError } from '../../../domain/api-error.ts'
+import type { RateLimiter, Verdict } from '../../../limits/rate-limiter.ts'
+import type { ApiKeyRecord } from '../../../storage/keys/types.ts'
+import type { Config } from '../../../config.ts'
+import type { AuthResult, Authenticator } from '../../services/authenticator.ts'
+import { ClientAddresses } from '../requests/client-address.ts'
+import { routeConfigOf } from '../requests/request-context.ts'
+import type { SpeculativeReads } from '../../services/speculative-reads.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError } from '../../domain/api-error.ts'
-import type { SpeculativeReads } from '../services/speculative-reads.ts'
-import { errorBody } from './error-body.ts'
-import { classify } from './errors.ts'
-import { commonHeaders } from './request-context.ts'
+import { ApiError } from '../../../domain/api-error.ts'
+import type { SpeculativeReads } from '../../services/speculative-reads.ts'
+import { errorBody } from '../errors/error-body.ts'
+import { classify } from '../errors/errors.ts'
+import { commonHeaders } from '../requests/request-context.ts'
 
 type Resume = (error?: Error | null, payload?: unknown) => void
 

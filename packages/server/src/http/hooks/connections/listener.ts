@@ -1,11 +1,11 @@
 import { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
-import type { Config } from '../../config.ts'
-import { frameworkErrorHandler, registerErrorHandling } from './errors.ts'
-import { BODY_LIMIT_BYTES, registerJsonBody } from './json-body.ts'
-import { AllowedMethods } from './method-not-allowed.ts'
-import { registerParserAnswers, writeClientError } from './parser-errors.ts'
-import { requestId } from './request-context.ts'
-import { registerSchemaCompilers } from './validation.ts'
+import type { Config } from '../../../config.ts'
+import { frameworkErrorHandler, registerErrorHandling } from '../errors/errors.ts'
+import { BODY_LIMIT_BYTES, registerJsonBody } from '../requests/json-body.ts'
+import { AllowedMethods } from '../errors/method-not-allowed.ts'
+import { registerParserAnswers, writeClientError } from '../errors/parser-errors.ts'
+import { requestId } from '../requests/request-context.ts'
+import { registerSchemaCompilers } from '../errors/validation.ts'
 
 /**
  * The Fastify options of the public and the operator listener alike: the same deadlines, body

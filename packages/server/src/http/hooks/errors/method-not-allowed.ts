@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { ApiError } from '../../domain/api-error.ts'
+import { ApiError } from '../../../domain/api-error.ts'
 
 interface KnownPath {
   pattern: RegExp

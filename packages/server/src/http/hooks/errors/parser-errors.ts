@@ -3,8 +3,8 @@ import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net'
 import { ERROR_STATUS, type ErrorCode } from '@animal-store/contract'
 import { errorBody } from './error-body.ts'
-import { closeAfterAnswer, drainAfter, drainWithin, endAndDrain, hasUnreadBody } from './lingering-close.ts'
-import { requestId } from './request-context.ts'
+import { closeAfterAnswer, drainAfter, drainWithin, endAndDrain, hasUnreadBody } from '../connections/lingering-close.ts'
+import { requestId } from '../requests/request-context.ts'
 
 /** Sockets already answered: the parser reports each later chunk as another error. */
 const answered = new WeakSet<Socket>()

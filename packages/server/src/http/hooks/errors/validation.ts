@@ -3,7 +3,7 @@ import fastJson from 'fast-json-stringify'
 import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import { toJsonSchema } from '@animal-store/contract'
-import { ApiError } from '../../domain/api-error.ts'
+import { ApiError } from '../../../domain/api-error.ts'
 
 interface ObjectSchema {
   properties: Record<string, { type?: string; 'x-rule'?: string }>

@@ -1,14 +1,14 @@
 import type { FastifyRequest } from 'fastify'
 import type { OperatorRole } from '@animal-store/contract'
-import type { Clock } from '../../base/clock.ts'
-import type { TrustedProxies } from '../../base/ip-address.ts'
-import type { Actor, RequestOrigin } from '../../domain/actor.ts'
-import { ApiError } from '../../domain/api-error.ts'
-import type { OperatorRecord } from '../../storage/operators/types.ts'
-import type { OperatorAuthenticator } from '../services/operator-authenticator.ts'
-import type { SignInLimit } from '../services/sign-in-limit.ts'
-import { ClientAddresses } from './client-address.ts'
-import { routeConfigOf } from './request-context.ts'
+import type { Clock } from '../../../base/clock.ts'
+import type { TrustedProxies } from '../../../base/ip-address.ts'
+import type { Actor, RequestOrigin } from '../../../domain/actor.ts'
+import { ApiError } from '../../../domain/api-error.ts'
+import type { OperatorRecord } from '../../../storage/operators/types.ts'
+import type { OperatorAuthenticator } from '../../services/operator-authenticator.ts'
+import type { SignInLimit } from '../../services/sign-in-limit.ts'
+import { ClientAddresses } from '../requests/client-address.ts'
+import { routeConfigOf } from '../requests/request-context.ts'
 
 /** The operator a request signed in as, and what the audit log records of it. */
 export interface SignedIn {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import { redactSecrets } from '../../base/logger.ts'
+import { redactSecrets } from '../../../base/logger.ts'
 
 /**
  * One log line per operator API request, naming the operator who made it. Kept out of the

@@ -1,4 +1,4 @@
-import { addressKey, isTrustedProxy, parseIpAddress, type TrustedProxies } from '../../base/ip-address.ts'
+import { addressKey, isTrustedProxy, parseIpAddress, type TrustedProxies } from '../../../base/ip-address.ts'
 
 /**
  * Who a request counts as for per-address limits. Without trusted proxies: the socket's peer.

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, preParsingHookHandler } from 'fastify'
 import { parseJsonRequest } from '@animal-store/contract'
-import { ApiError } from '../../domain/api-error.ts'
+import { ApiError } from '../../../domain/api-error.ts'
 
 /** The largest body the API accepts (DESIGN §3); larger is 413 before it is read in full. */
 export const BODY_LIMIT_BYTES = 16 * 1024

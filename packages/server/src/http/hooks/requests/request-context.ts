@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { KEY_SHAPED } from '../../base/logger.ts'
+import { KEY_SHAPED } from '../../../base/logger.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

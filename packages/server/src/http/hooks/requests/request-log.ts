@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import { redactSecrets } from '../../base/logger.ts'
-import type { Metrics } from '../services/metrics.ts'
+import { redactSecrets } from '../../../base/logger.ts'
+import type { Metrics } from '../../services/metrics.ts'
 import { routeConfigOf } from './request-context.ts'
 
 /**

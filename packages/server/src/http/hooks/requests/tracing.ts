@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
-import { redactSecrets } from '../../base/logger.ts'
-import type { RequestSpan, ServerRequestInfo, Tracing } from '../../base/tracing.ts'
+import { redactSecrets } from '../../../base/logger.ts'
+import type { RequestSpan, ServerRequestInfo, Tracing } from '../../../base/tracing.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
