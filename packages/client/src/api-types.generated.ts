@@ -75,6 +75,30 @@ export interface RateLimitWindow {
   reset: Int64
 }
 
+/** Requests by outcome in one bucket of time */
+export interface UsageBucket {
+  /** The start of the bucket (UTC) */
+  start: string
+  /**
+   * Requests that passed the rate limiter, whatever the route then answered
+   * int64 from 0 to 9007199254740991: a `number` while safe, a `bigint` beyond
+   */
+  allowed: Int64
+  /**
+   * Requests refused 429 rate_limited
+   * int64 from 0 to 9007199254740991: a `number` while safe, a `bigint` beyond
+   */
+  rateLimited: Int64
+  /**
+   * Requests refused 429 api_key_banned
+   * int64 from 0 to 9007199254740991: a `number` while safe, a `bigint` beyond
+   */
+  banned: Int64
+}
+
+/** Every bucket of [from, to), oldest first, empty ones included */
+export type UsageBuckets = UsageBucket[]
+
 export interface ErrorBody {
   code: ErrorCode
   /** Human-readable description */
@@ -131,7 +155,8 @@ export const OPERATIONS = {
   listPets: { method: 'GET', path: '/pets' },
   createPet: { method: 'POST', path: '/pets' },
   getPet: { method: 'GET', path: '/pets/{petId}', deprecated: true, sunset: '2030-12-05T00:00:00.000Z' },
-  getRateLimit: { method: 'GET', path: '/rate_limit' }
+  getRateLimit: { method: 'GET', path: '/rate_limit' },
+  getUsage: { method: 'GET', path: '/usage' }
 } as const
 
 /** The `limit` of listPets: the page sizes the service accepts and the one it uses when none is given. */

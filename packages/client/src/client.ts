@@ -1,4 +1,13 @@
-import { OPERATIONS, PAGE_SIZE, type Int64, type NewPet, type Pet, type PetStatus, type RateLimitStatus } from './api-types.generated.ts'
+import {
+  OPERATIONS,
+  PAGE_SIZE,
+  type Int64,
+  type NewPet,
+  type Pet,
+  type PetStatus,
+  type RateLimitStatus,
+  type UsageBucket
+} from './api-types.generated.ts'
 import { readDeprecation, warnOncePerOperation, type DeprecationNotice } from './deprecation.ts'
 import { newIdempotencyKey } from './idempotency-key.ts'
 import { stringifyJson } from './json.ts'
@@ -48,6 +57,13 @@ export interface PetPage {
   pets: Pet[]
   /** Pass as `cursor` for the following page; null on the last page. */
   nextCursor: string | null
+}
+
+/** [from, to) as ISO 8601 (24 hours before `to`, and now, when omitted); the finest granularity that fits unless given. */
+export interface UsageParams {
+  from?: string
+  to?: string
+  granularity?: 'minute' | 'hour' | 'day'
 }
 
 export interface AllPetsParams {
@@ -106,6 +122,17 @@ export class AnimalStoreClient {
     const { method, path } = OPERATIONS.getRateLimit
     const response = await send(this.#transport, { method, path, signal: options.signal })
     return response.body as RateLimitStatus
+  }
+
+  /**
+   * The requests of the key's customer (all its keys) by outcome, bucket by bucket (`GET /usage`):
+   * `{start, allowed, rateLimited, banned}`, oldest first, empty buckets included. Consumes no quota.
+   */
+  async usage(params: UsageParams = {}, options: CallOptions = {}): Promise<UsageBucket[]> {
+    const { method, path } = OPERATIONS.getUsage
+    const query = { from: params.from, to: params.to, granularity: params.granularity }
+    const response = await send(this.#transport, { method, path, query, signal: options.signal })
+    return response.body as UsageBucket[]
   }
 
   /** One page of pets in ascending id order (`GET /pets`). */

@@ -6,7 +6,8 @@ export {
   type ClientOptions,
   type CreatePetOptions,
   type ListPetsParams,
-  type PetPage
+  type PetPage,
+  type UsageParams
 } from './client.ts'
 export {
   API_VERSION,
@@ -22,7 +23,9 @@ export {
   type Pets,
   type PetStatus,
   type RateLimitStatus,
-  type RateLimitWindow as RateLimitStatusWindow
+  type RateLimitWindow as RateLimitStatusWindow,
+  type UsageBucket,
+  type UsageBuckets
 } from './api-types.generated.ts'
 export type { DeprecationNotice } from './deprecation.ts'
 export { AnimalStoreError, AnimalStoreNetworkError } from './errors.ts'

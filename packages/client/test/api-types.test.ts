@@ -58,8 +58,8 @@ describe('client types come from the contract', () => {
   })
 
   test('the client has a method for every operation of the document, and getPet is marked deprecated', () => {
-    // The design names the SDK method of getRateLimit `rateLimit()`; the others carry their operationId.
-    const methodOf: Record<string, string> = { getRateLimit: 'rateLimit' }
+    // The design names the SDK methods of getRateLimit and getUsage `rateLimit()` and `usage()`; the others carry their operationId.
+    const methodOf: Record<string, string> = { getRateLimit: 'rateLimit', getUsage: 'usage' }
     for (const op of contract.OPERATIONS) {
       const method = methodOf[op.operationId] ?? op.operationId
       assert.equal(typeof AnimalStoreClient.prototype[method as keyof AnimalStoreClient], 'function', op.operationId)

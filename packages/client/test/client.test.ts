@@ -166,6 +166,28 @@ describe('client against the real service', () => {
   })
 })
 
+describe('usage()', () => {
+  test("the customer's requests by outcome from GET /usage, summed over its keys, consuming nothing", async (t) => {
+    const app = await startApp(t)
+    const first = await app.keyWithId({ plan: 'free', perMinute: 2 })
+    const customerId = (await app.storage.keys.get(first.id))!.customerId!
+    const second = await app.key({ customerId })
+    // No retry of the 429 below: each request is counted once.
+    const { client, sent } = clientOf(app, first.key, { maxRetries: 0 })
+    await client.listPets()
+    await clientOf(app, second).client.listPets()
+    await assert.rejects(client.listPets(), { code: 'rate_limited' })
+    const range = { from: '2026-06-15T12:00:00Z', to: '2026-06-15T12:02:00Z', granularity: 'minute' } as const
+    const expected = [
+      { start: '2026-06-15T12:00:00.000Z', allowed: 2, rateLimited: 1, banned: 0 },
+      { start: '2026-06-15T12:01:00.000Z', allowed: 0, rateLimited: 0, banned: 0 }
+    ]
+    assert.deepEqual(await client.usage(range), expected)
+    assert.deepEqual(await client.usage(range), expected, 'reading it is neither counted nor limited')
+    assert.equal(sent.at(-1)!.url, `${app.base}/usage?from=2026-06-15T12%3A00%3A00Z&to=2026-06-15T12%3A02%3A00Z&granularity=minute`)
+  })
+})
+
 describe('typed errors, never retried', () => {
   test('unauthorized, validation_failed, invalid_cursor, not_found: code, status, message, requestId; one request each', async (t) => {
     const app = await startApp(t)

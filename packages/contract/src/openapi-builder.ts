@@ -133,7 +133,11 @@ export function buildDocument<Code extends string>(profile: DocumentProfile<Code
       [op.success.status]: {
         description: op.success.description,
         headers: headersOf([...op.success.headers, ...profile.everyResponseHeaders]),
-        ...(op.success.status === 204 ? {} : { content: contentOf(op.success.schema, op.examples.success) })
+        ...(op.success.status === 204
+          ? {}
+          : op.success.mediaType !== undefined
+            ? { content: { [op.success.mediaType]: { schema: schemaOf(op.success.schema), example: op.examples.success } } }
+            : { content: contentOf(op.success.schema, op.examples.success) })
       }
     }
     for (const [status, codes] of statusesOf(errorCodesIn(op, profile.commonErrors), profile.errors.status)) {

@@ -5,6 +5,7 @@ import { buildDocument } from './openapi-builder.ts'
 import { COMMON_ERRORS, OPERATIONS } from './operations.ts'
 import { NewPet, Pet, Pets, PetStatus } from './pets.ts'
 import { RateLimitStatus, RateLimitWindow } from './rate-limit.ts'
+import { UsageBucket, UsageBuckets } from './admin/usage.ts'
 
 export interface OpenApiOptions {
   /** The production `{base_url}`, ending in `/v1`. */
@@ -21,7 +22,9 @@ const COMPONENTS: Record<string, TSchema> = {
   Pets,
   PetStatus,
   RateLimitStatus,
-  RateLimitWindow
+  RateLimitWindow,
+  UsageBucket,
+  UsageBuckets
 }
 
 /** The public API's errors: what its documents say of each code. */
@@ -54,7 +57,8 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
     security: [{ bearerAuth: [] }],
     tags: [
       { name: 'Pets', description: 'The animals of the store' },
-      { name: 'Rate limits', description: "The caller's own use of its plan" }
+      { name: 'Rate limits', description: "The caller's own use of its plan" },
+      { name: 'Usage', description: "The caller's requests over time, by outcome, all its customer's keys together" }
     ],
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (`as_live_...`) created with `animal-store keys create`' }

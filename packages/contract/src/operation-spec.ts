@@ -27,8 +27,11 @@ export interface OperationSpec<Code extends string = ErrorCode> {
   /** Whether a body must be sent (default); false: an empty body means every field's default. */
   bodyRequired?: boolean
   requestHeaders?: RequestHeaderSpec[]
-  /** The answer; a 204's schema is `Type.Null()` and it has no body. */
-  success: { status: number; description: string; schema: TSchema; headers: ResponseHeaderName[] }
+  /**
+   * The answer; a 204's schema is `Type.Null()` and it has no body. `mediaType` other than JSON
+   * (`application/x-ndjson`: `schema` is then one line's) names a streamed body.
+   */
+  success: { status: number; description: string; schema: TSchema; headers: ResponseHeaderName[]; mediaType?: string }
   /** The error codes this operation answers with, beyond those every operation can give. */
   errors: Code[]
   /** Codes of the common errors this operation never answers with. */

@@ -2,6 +2,8 @@ import Type from 'typebox'
 import { ERROR_STATUS, type ErrorCode } from './errors.ts'
 import { errorCodesIn, statusesOf, type OperationSpec, type RequestHeaderSpec } from './operation-spec.ts'
 import { ListPetsQuery, NewPet, NoQuery, Pet, PetIdParams, Pets } from './pets.ts'
+import { EXAMPLE_BUCKETS } from './admin/examples.ts'
+import { UsageBuckets, UsageQuery } from './admin/usage.ts'
 import { RateLimitStatus } from './rate-limit.ts'
 
 /** An int64 above 2^53 in every example, so tools and readers see the range is real (bigint keeps every digit). */
@@ -118,7 +120,29 @@ export const getRateLimit = {
   never: ['api_key_banned']
 } as const satisfies OperationSpec
 
-export const OPERATIONS: readonly OperationSpec[] = [listPets, createPet, getPet, getRateLimit]
+/** `GET /v1/usage` (operationId getUsage): the caller's own history, as operators read a customer's. */
+export const getCallerUsage = {
+  operationId: 'getUsage',
+  method: 'GET',
+  path: '/usage',
+  summary: "The caller's usage over time",
+  description:
+    "The requests of the caller's customer (all its keys) by outcome in every bucket of [from, to), empty ones included " +
+    '(at most 3,000 buckets; minutes are kept 48 hours, hours 90 days, days 400 days). Reading it consumes no quota, ' +
+    'needs no scope and is not itself counted; a banned key gets its history with 200. The current minute may miss up ' +
+    'to 15 seconds of requests answered by other instances.',
+  tags: ['Usage'],
+  query: UsageQuery,
+  success: { status: 200, description: 'Buckets, oldest first', schema: UsageBuckets, headers: [] },
+  errors: ['validation_failed'],
+  examples: {
+    parameters: { from: '2026-11-27T10:00:00Z', to: '2026-11-27T10:03:00Z', granularity: 'minute' },
+    success: EXAMPLE_BUCKETS
+  },
+  never: ['api_key_banned']
+} as const satisfies OperationSpec
+
+export const OPERATIONS: readonly OperationSpec[] = [listPets, createPet, getPet, getRateLimit, getCallerUsage]
 
 /** Every error code the operation can answer with: its own, then the common ones it does not exclude. */
 export function errorCodesOf(op: OperationSpec): ErrorCode[] {

@@ -88,7 +88,9 @@ for (const { name, doc, operations, common, status: statusOf, errorBody } of DOC
           assert.equal(response.content, undefined, `${where} has no body`)
           continue
         }
-        const values = examplesOf(response.content?.['application/json'], where)
+        // A streamed answer (NDJSON) is documented in its own media type, its schema one line's.
+        const mediaType = status === String(op.success.status) ? (op.success.mediaType ?? 'application/json') : 'application/json'
+        const values = examplesOf(response.content?.[mediaType], where)
         if (status === String(op.success.status)) {
           for (const value of values) check(op.success.schema, value, where)
           continue

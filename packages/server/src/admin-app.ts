@@ -72,7 +72,13 @@ export async function buildAdminApp(services: Services, options: AdminAppOptions
   registerKeyActionRoutes(app, { keys, directory })
   registerCustomerRoutes(app, { customers: services.customers, directory: services.customerDirectory, baseUrl })
   registerPlanRoutes(app, { plans: services.plans })
-  registerUsageRoutes(app, { usage, directory, customers: services.customerDirectory })
+  registerUsageRoutes(app, {
+    usage,
+    directory,
+    customers: services.customerDirectory,
+    adoptKeys: () => services.customers.adoptKeys(),
+    source: config.publicBaseUrl
+  })
   registerAuditRoutes(app, { audit, baseUrl })
   registerAdminOpenApiRoute(app, baseUrl)
   registerConsole(app, readConsole(options.consoleDist))

@@ -16,6 +16,7 @@ import { registerMetricsRoute } from './routes/metrics.ts'
 import { registerOpenApiRoute } from './routes/openapi.ts'
 import { registerPetRoutes } from './routes/pets.ts'
 import { registerRateLimitRoute } from './routes/rate-limit.ts'
+import { registerUsageRoute } from './routes/usage.ts'
 
 /**
  * Builds the HTTP service from what the composition root made: plugins, then routes. `serve`
@@ -85,6 +86,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   const docsUrl = `${new URL(config.publicBaseUrl).origin}/docs`
   registerPetRoutes(app, { ...services, publicBaseUrl: config.publicBaseUrl, docsUrl })
   registerRateLimitRoute(app, services.limiter)
+  registerUsageRoute(app, services)
   registerOpenApiRoute(app, config)
   registerDocs(app)
   registerHealth(app, services.readiness)

@@ -8,6 +8,7 @@ import { operatorsCommand, OPERATORS_HELP } from './cli/operators.ts'
 import { plansCommand, PLANS_HELP } from './cli/plans/command.ts'
 import { serve } from './cli/serve.ts'
 import { UsageError } from './cli/usage-error.ts'
+import { usageCommand, USAGE_HELP } from './cli/usage.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { compose } from './compose.ts'
 import { openApiText } from './routes/openapi.ts'
@@ -25,6 +26,8 @@ Commands:
                      on ADMIN_PORT (animal-store help operators).
   plans ...          Lists, creates, changes and deletes plans: the limits customers on them
                      share (animal-store help plans).
+  usage export ...   Prints the billing export: requests per customer and closed hour or day, as
+                     CloudEvents or Stripe meter events (animal-store help usage).
   backup <file>      Writes a consistent, checked copy of the SQLite file, also while serve runs
                      (animal-store help backup).
   check              Checks the database and whether this build can serve its schema, without
@@ -56,7 +59,8 @@ const COMMAND_HELP: Record<string, string> = {
   healthcheck: HEALTHCHECK_HELP,
   keys: KEYS_HELP,
   operators: OPERATORS_HELP,
-  plans: PLANS_HELP
+  plans: PLANS_HELP,
+  usage: USAGE_HELP
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -66,7 +70,7 @@ async function main(argv: string[]): Promise<void> {
     if (command === undefined) process.exitCode = 2
     return
   }
-  const ownHelp = ['keys', 'customers', 'operators', 'plans']
+  const ownHelp = ['keys', 'customers', 'operators', 'plans', 'usage']
   if (!ownHelp.includes(command) && (rest.includes('--help') || rest.includes('-h'))) {
     process.stdout.write(COMMAND_HELP[command] ?? HELP)
     return
@@ -92,6 +96,8 @@ async function main(argv: string[]): Promise<void> {
       return operatorsCommand(config, rest)
     case 'plans':
       return plansCommand(config, rest)
+    case 'usage':
+      return usageCommand(config, rest)
     case 'backup':
       return backupCommand(config, rest)
     case 'healthcheck':
@@ -103,7 +109,7 @@ async function main(argv: string[]): Promise<void> {
       return
     default:
       throw new UsageError(
-        `unknown command ${JSON.stringify(command)}: expected serve, migrate, keys, customers, operators, plans, backup, check, healthcheck or openapi (see animal-store help)`
+        `unknown command ${JSON.stringify(command)}: expected serve, migrate, keys, customers, operators, plans, usage, backup, check, healthcheck or openapi (see animal-store help)`
       )
   }
 }

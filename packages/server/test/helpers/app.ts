@@ -25,7 +25,7 @@ export interface TestApp {
   services: Services
   storage: Storage
   clock: ManualClock
-  /** Creates an API key (free plan unless told) and returns its secret. */
+  /** Creates an API key (for `customerId`, else on the free plan unless told) and returns its secret. */
   key(input?: Partial<CreateKeyInput>): Promise<string>
   keyWithId(input?: Partial<CreateKeyInput>): Promise<{ key: string; id: string }>
   /** fetch against the origin with the key as bearer (unless headers say otherwise). */
@@ -77,7 +77,9 @@ export async function startApp(t: TestContext, options: TestAppOptions = {}): Pr
   const adminOrigin = `http://127.0.0.1:${config.admin?.port ?? 0}`
   const origin = `http://127.0.0.1:${config.port}`
   const keyWithId = async (input: Partial<CreateKeyInput> = {}) => {
-    const created = await services.keys.create({ plan: 'free', ...input }, { type: 'cli', id: 'test', name: 'test' })
+    // A key of a customer's (`customerId`) runs under its plan; any other gets a customer of its own, on Free unless told.
+    const fields = input.customerId === undefined ? { plan: 'free', ...input } : input
+    const created = await services.keys.create(fields, { type: 'cli', id: 'test', name: 'test' })
     recordIssuedKey(created.key)
     return { key: created.key, id: created.view.id }
   }

@@ -42,7 +42,9 @@ export function sampleRequest(
 ): { path: string; init: RequestInit } {
   const { keyId, customerId, planId } = ids
   const id = op.path.startsWith('/plans') ? planId : op.path.startsWith('/customers') ? customerId : keyId
-  const path = `/admin/v1${op.path.replace('{id}', id)}`
+  // The export needs its range; every other operation's query is optional.
+  const query = op.operationId === 'exportUsage' ? '?from=2026-06-14T00:00:00Z&to=2026-06-15T00:00:00Z' : ''
+  const path = `/admin/v1${op.path.replace('{id}', id)}${query}`
   const bodies: Record<string, unknown> = {
     createKey: { plan: 'pro', name: 'sample' },
     updateKey: { name: 'renamed' },

@@ -47,7 +47,8 @@ describe('/docs in a real browser', { skip: chromiumSkip('the /docs page') }, ()
       { id: 'operations-Pets-listPets', method: 'GET', path: '/pets', deprecated: false },
       { id: 'operations-Pets-createPet', method: 'POST', path: '/pets', deprecated: false },
       { id: 'operations-Pets-getPet', method: 'GET', path: '/pets/{petId}', deprecated: true },
-      { id: 'operations-Rate_limits-getRateLimit', method: 'GET', path: '/rate_limit', deprecated: false }
+      { id: 'operations-Rate_limits-getRateLimit', method: 'GET', path: '/rate_limit', deprecated: false },
+      { id: 'operations-Usage-getUsage', method: 'GET', path: '/usage', deprecated: false }
     ])
     assert.match(await page.locator('.info .title').innerText(), /Animal Store API/)
 

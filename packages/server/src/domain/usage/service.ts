@@ -2,6 +2,7 @@ import { setImmediate as nextMacrotask } from 'node:timers/promises'
 import { GRANULARITIES, GRANULARITY_MS, TOP_KEYS_LIMIT_DEFAULT, TOP_KEYS_ORDERS, type UsageBucket } from '@animal-store/contract'
 import type { Clock } from '../../base/clock.ts'
 import type { CustomerUsageTotal, KeyUsageTotal, TopKeysOrder, UsageRow, UsageStore } from '../../storage/usage/types.ts'
+import { exportLines, type ExportInput } from './export.ts'
 import { keptSince, topKeysSpans, usageRange, UsageQueryError, type UsageRange, type UsageRangeInput } from './range.ts'
 
 /** What a top-keys query is asked for with, already parsed (Unix milliseconds). */
@@ -74,6 +75,11 @@ export class UsageService {
     const range = usageRange(input, this.#clock.now())
     await this.#flush()
     return zeroFilled(range, await this.#store.customerBuckets(customerId, range))
+  }
+
+  /** The billing export of `input` now, line by line (see `exportLines`); `source` names this service. */
+  export(input: ExportInput, source: string): AsyncGenerator<string> {
+    return exportLines(this.#store, input, this.#clock.now(), source)
   }
 
   /** Every key's requests summed, in every bucket of the range (see `usageRange`). */

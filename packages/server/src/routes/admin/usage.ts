@@ -1,5 +1,14 @@
 import type { FastifyInstance } from 'fastify'
-import { getKeyUsage, getUsage, listTopKeys, type TopKeysQuery, type UsageQuery } from '@animal-store/contract'
+import { Readable } from 'node:stream'
+import {
+  exportUsage,
+  getKeyUsage,
+  getUsage,
+  listTopKeys,
+  type TopKeysQuery,
+  type UsageExportQuery,
+  type UsageQuery
+} from '@animal-store/contract'
 import { queryMoment } from '../../domain/iso-time.ts'
 import type { CustomerDirectory } from '../../domain/customers/directory.ts'
 import type { KeyDirectory } from '../../domain/keys/directory.ts'
@@ -13,11 +22,18 @@ const range = (query: UsageQuery) => ({
   granularity: query.granularity
 })
 
-/** getKeyUsage, getUsage and listTopKeys: the usage history by outcome. */
-export function registerUsageRoutes(
-  app: FastifyInstance,
-  { usage, directory, customers }: { usage: UsageService; directory: KeyDirectory; customers: CustomerDirectory }
-): void {
+interface UsageRoutesOptions {
+  usage: UsageService
+  directory: KeyDirectory
+  customers: CustomerDirectory
+  /** Gives a customer to each key the previous release made, so the export counts every key. */
+  adoptKeys: () => Promise<number>
+  /** The CloudEvents `source` of the export: PUBLIC_BASE_URL. */
+  source: string
+}
+
+/** getKeyUsage, getUsage, listTopKeys and exportUsage: the usage history by outcome. */
+export function registerUsageRoutes(app: FastifyInstance, { usage, directory, customers, adoptKeys, source }: UsageRoutesOptions): void {
   adminRoute<{ Params: { id: string }; Querystring: UsageQuery }>(app, getKeyUsage, async (request) =>
     directory.usage(request.params.id, range(request.query))
   )
@@ -28,5 +44,15 @@ export function registerUsageRoutes(
     const { from, to, by, limit, group } = request.query
     const input = { from: queryMoment('from', from), to: queryMoment('to', to), by, limit }
     return group === 'customer' ? customers.top(input) : directory.top(input)
+  })
+
+  // Streamed a page at a time; a bad range is refused before the first line (exportLines checks it at once).
+  adminRoute<{ Querystring: UsageExportQuery }>(app, exportUsage, async (request, reply) => {
+    const { from, to, granularity, format } = request.query
+    const lines = usage.export({ from: queryMoment('from', from), to: queryMoment('to', to), granularity, format }, source)
+    await adoptKeys()
+    reply.type('application/x-ndjson')
+    // Two pages at most wait in the stream's buffer: the rest stays in the database until the client reads on.
+    return Readable.from(lines, { highWaterMark: 2 })
   })
 }

@@ -1,5 +1,15 @@
 import { GRANULARITIES, GRANULARITY_MS, type Granularity } from '@animal-store/contract'
-import type { CustomerUsageTotal, KeyUsageTotal, TopKeysOrder, UsageDelta, UsageRow, UsageSpan, UsageStore } from '../usage/types.ts'
+import type {
+  CustomerPeriod,
+  CustomerUsageTotal,
+  KeyUsageTotal,
+  PeriodCursor,
+  TopKeysOrder,
+  UsageDelta,
+  UsageRow,
+  UsageSpan,
+  UsageStore
+} from '../usage/types.ts'
 import type { PostgresPool } from './pool.ts'
 
 /** The flush's deltas as a table: $1 key ids, $2 minute starts, $3..$5 the counts. */
@@ -95,6 +105,27 @@ export class PostgresUsage implements UsageStore {
       [span.granularity, span.from, span.to, customerId]
     )
     return rows.map(toRow)
+  }
+
+  async customerPeriods(span: UsageSpan, after: PeriodCursor | undefined, limit: number): Promise<CustomerPeriod[]> {
+    // COLLATE "C": customers in bytewise order, as on SQLite, whatever the database's locale.
+    const rows = await this.#db.query<CountsText & { start: string; customer_id: string; external_id: string | null; plan: string }>(
+      `SELECT u.start, k.customer_id, c.external_id, c.plan,
+         sum(u.allowed) AS allowed, sum(u.rate_limited) AS rate_limited, sum(u.banned) AS banned
+       FROM usage_by_key u JOIN api_keys k ON k.id = u.key_id JOIN customers c ON c.id = k.customer_id
+       WHERE u.granularity = $1 AND u.start >= $2 AND u.start < $3
+         AND (u.start > $4 OR (u.start = $4 AND k.customer_id COLLATE "C" > $5))
+       GROUP BY u.start, k.customer_id, c.external_id, c.plan HAVING sum(u.allowed) + sum(u.rate_limited) + sum(u.banned) > 0
+       ORDER BY u.start, k.customer_id COLLATE "C" LIMIT $6`,
+      [span.granularity, span.from, span.to, after?.start ?? -1, after?.customerId ?? '', limit]
+    )
+    return rows.map((row) => ({
+      start: Number(row.start),
+      customerId: row.customer_id,
+      externalId: row.external_id,
+      plan: row.plan,
+      ...counts(row)
+    }))
   }
 
   async topKeys(spans: readonly UsageSpan[], order: TopKeysOrder, limit: number): Promise<KeyUsageTotal[]> {

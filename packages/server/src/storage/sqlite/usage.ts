@@ -1,7 +1,9 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { GRANULARITIES, GRANULARITY_MS, type Granularity } from '@animal-store/contract'
 import type {
+  CustomerPeriod,
   CustomerUsageTotal,
+  PeriodCursor,
   KeyUsageTotal,
   TopKeysOrder,
   UsageCounts,
@@ -51,6 +53,7 @@ export class SqliteUsage implements UsageStore {
   readonly #pruneTotals: StatementSync
   readonly #synchronous: StatementSync
   readonly #customerBuckets: StatementSync
+  readonly #customerPeriods: StatementSync
   /** By group, span count and order: a top-keys query has one range scan per span. */
   readonly #top = new Map<string, StatementSync>()
 
@@ -70,6 +73,13 @@ export class SqliteUsage implements UsageStore {
         sum(u.banned) AS banned
       FROM api_keys k JOIN usage_by_key u ON u.granularity = ? AND u.key_id = k.id AND u.start >= ? AND u.start < ?
       WHERE k.customer_id = ? GROUP BY u.start ORDER BY u.start`)
+    // The cursor (start, customer) is `(-1, '')` for the first page: before every bucket.
+    this.#customerPeriods = db.prepare(`SELECT u.start, k.customer_id AS customerId, c.external_id AS externalId, c.plan,
+        sum(u.allowed) AS allowed, sum(u.rate_limited) AS rateLimited, sum(u.banned) AS banned
+      FROM usage_by_key u JOIN api_keys k ON k.id = u.key_id JOIN customers c ON c.id = k.customer_id
+      WHERE u.granularity = ? AND u.start >= ? AND u.start < ? AND (u.start, k.customer_id) > (?, ?)
+      GROUP BY u.start, k.customer_id, c.external_id, c.plan HAVING sum(u.allowed) + sum(u.rate_limited) + sum(u.banned) > 0
+      ORDER BY u.start, k.customer_id LIMIT ?`)
     this.#totalBuckets = db.prepare(`SELECT start, allowed, rate_limited AS rateLimited, banned FROM usage_totals
       WHERE granularity = ? AND start >= ? AND start < ? ORDER BY start`)
     this.#lastUsed = db.prepare(
@@ -108,6 +118,24 @@ export class SqliteUsage implements UsageStore {
 
   async customerBuckets(customerId: string, span: UsageSpan): Promise<UsageRow[]> {
     return (this.#customerBuckets.all(...spanArgs(span), customerId) as unknown as UsageRow[]).map(toRow)
+  }
+
+  async customerPeriods(span: UsageSpan, after: PeriodCursor | undefined, limit: number): Promise<CustomerPeriod[]> {
+    const rows = this.#customerPeriods.all(
+      ...spanArgs(span),
+      after?.start ?? -1,
+      after?.customerId ?? '',
+      limit
+    ) as unknown as CustomerPeriod[]
+    return rows.map(({ start, customerId, externalId, plan, allowed, rateLimited, banned }) => ({
+      start,
+      customerId,
+      externalId,
+      plan,
+      allowed,
+      rateLimited,
+      banned
+    }))
   }
 
   async topKeys(spans: readonly UsageSpan[], order: TopKeysOrder, limit: number): Promise<KeyUsageTotal[]> {

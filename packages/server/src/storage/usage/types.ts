@@ -32,6 +32,21 @@ export interface CustomerUsageTotal extends UsageCounts {
   customerId: string
 }
 
+/** One customer's requests (all its keys') in one bucket, with what a bill names it by. */
+export interface CustomerPeriod extends UsageCounts {
+  /** The bucket's start, Unix milliseconds. */
+  start: number
+  customerId: string
+  externalId: string | null
+  plan: string
+}
+
+/** Where a page of customer periods starts: after this bucket and customer. */
+export interface PeriodCursor {
+  start: number
+  customerId: string
+}
+
 /** The buckets of one granularity that start in [from, to). */
 export interface UsageSpan {
   granularity: Granularity
@@ -66,6 +81,12 @@ export interface UsageStore {
   topKeys(spans: readonly UsageSpan[], order: TopKeysOrder, limit: number): Promise<KeyUsageTotal[]>
   /** As `topKeys`, each customer's keys summed (keys without a customer left out); ties by customer id. */
   topCustomers(spans: readonly UsageSpan[], order: TopKeysOrder, limit: number): Promise<CustomerUsageTotal[]>
+  /**
+   * At most `limit` customers' buckets of the span with any count, by start then customer id
+   * (bytewise), after `after` when given: one page of a billing export. Keys without a customer
+   * are left out (adopt them first).
+   */
+  customerPeriods(span: UsageSpan, after: PeriodCursor | undefined, limit: number): Promise<CustomerPeriod[]>
   /** The start of the last minute each of the keys was counted in; keys never counted are absent. Kept forever. */
   lastUsed(keyIds: readonly string[]): Promise<Map<string, number>>
   /** Deletes at most `limit` key rows and `limit` total rows of the granularity that start before `before`; returns how many. */
