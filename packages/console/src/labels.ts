@@ -3,6 +3,7 @@
 // is named here (the contract's run-time arrays would pull TypeBox into the page). Plans are data,
 // not an enumeration: their names come from listPlans (plans.ts).
 import type { AuditAction, KeyState, Scope } from '@animal-store/contract'
+import type { ExportFormat } from './usage-export.ts'
 
 export const STATE_LABELS = { active: 'Active', revoked: 'Revoked', expired: 'Expired', banned: 'Banned' } satisfies Record<
   KeyState,
@@ -37,6 +38,13 @@ export function scopeHint(scope: Scope): string {
   return SCOPE_HINTS[scope]
 }
 export const AUDIT_ACTIONS = Object.keys(ACTIONS) as AuditAction[]
+
+/** The usage export's formats (`EXPORT_FORMATS`), named for whoever bills with them. */
+export const EXPORT_FORMAT_LABELS = { cloudevents: 'CloudEvents (OpenMeter)', stripe: 'Stripe meter events' } satisfies Record<
+  ExportFormat,
+  string
+>
+export const EXPORT_FORMAT_NAMES = Object.keys(EXPORT_FORMAT_LABELS) as ExportFormat[]
 
 const numbers = new Intl.NumberFormat('en')
 

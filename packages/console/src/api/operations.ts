@@ -19,6 +19,7 @@ import type {
   TopKey,
   TopKeysQuery,
   UsageBucket,
+  UsageExportQuery,
   UsageQuery
 } from '@animal-store/contract'
 import type { Answer, Send } from './transport.ts'
@@ -59,6 +60,9 @@ export function operatorApi(send: Send) {
       send<UsageBucket[]>('GET', keyPath(id, '/usage'), { query, signal }).then(body),
     usage: (query: UsageQuery, signal?: AbortSignal) => send<UsageBucket[]>('GET', '/usage', { query, signal }).then(body),
     topKeys: (query: TopKeysQuery, signal?: AbortSignal) => send<TopKey[]>('GET', '/usage/top', { query, signal }).then(body),
+    /** The billing export as NDJSON text, as the API streamed it. */
+    exportUsage: (query: UsageExportQuery, signal?: AbortSignal) =>
+      send<string>('GET', '/usage/export', { query, signal, textType: 'application/x-ndjson' }).then(body),
     listBans: (signal?: AbortSignal) => send<Key[]>('GET', '/bans', { signal }).then(body),
     listAuditEvents: (query: ListAuditQuery, signal?: AbortSignal) => send<AuditEvent[]>('GET', '/audit', { query, signal }).then(page)
   }

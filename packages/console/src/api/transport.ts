@@ -28,6 +28,8 @@ interface RequestOptions {
   query?: Query
   body?: unknown
   signal?: AbortSignal
+  /** A body that is not JSON (NDJSON, say): its media type, asked for in Accept; the answer's body is then its text. */
+  textType?: string
 }
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
@@ -54,7 +56,9 @@ export function createSend(token: string, onUnauthorized: (error: ApiError) => v
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined && value !== '') url.searchParams.set(name, String(value))
     }
-    const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' }
+    // Error bodies are JSON whatever was asked for.
+    const accept = options.textType === undefined ? 'application/json' : `${options.textType}, application/json`
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept }
     const init: RequestInit = { method, headers, cache: 'no-store', credentials: 'omit', signal: options.signal ?? null }
     if (options.body !== undefined) {
       headers['content-type'] = 'application/json'
@@ -72,8 +76,9 @@ export function createSend(token: string, onUnauthorized: (error: ApiError) => v
       if (response.status === 401) onUnauthorized(error)
       throw error
     }
-    // 204 No Content (a deletion) has no body to read.
-    const body = response.status === 204 ? undefined : ((await response.json()) as unknown)
+    // 204 No Content (a deletion) has no body to read; one asked for as text is not parsed.
+    let body: unknown
+    if (response.status !== 204) body = options.textType === undefined ? await response.json() : await response.text()
     return { body: body as T, next: nextCursor(response.headers.get('link')) }
   }
 }

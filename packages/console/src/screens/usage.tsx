@@ -7,6 +7,8 @@ import { RangePicker } from '../components/usage/range-picker.tsx'
 import { ScreenHeading } from '../components/screen-heading.tsx'
 import { TableFrame } from '../components/table-parts.tsx'
 import { UsageChart } from '../components/usage/chart.tsx'
+import { ExportUsage } from '../components/usage/export-usage.tsx'
+import { useAction } from '../hooks/use-action.ts'
 import { useApiData } from '../hooks/use-api-data.ts'
 import { count } from '../labels.ts'
 import { useSession } from '../session.ts'
@@ -23,6 +25,7 @@ export function UsageScreen() {
   const { api } = useSession()
   const [range, setRange] = useState(DEFAULT_RANGE)
   const [order, setOrder] = useState<Order>('allowed')
+  const exporting = useAction()
   const usage = useApiData((signal) => api.usage(rangeQuery(range, Date.now()), signal), [range])
   const top = useApiData((signal) => api.topKeys({ ...rangeBounds(range, Date.now()), by: order, limit: 10 }, signal), [range, order])
 
@@ -37,7 +40,11 @@ export function UsageScreen() {
   return (
     <>
       <ScreenHeading>Usage</ScreenHeading>
-      <RangePicker value={range} onChange={setRange} />
+      <div class="toolbar">
+        <RangePicker value={range} onChange={setRange} />
+        <ExportUsage range={range} action={exporting} />
+      </div>
+      <ErrorAlert message={exporting.error} />
       <ErrorAlert message={usage.error} />
       <UsageChart
         title="Usage of all keys"
