@@ -5,7 +5,7 @@ import { buildDocument } from './openapi-builder.ts'
 import { COMMON_ERRORS, OPERATIONS } from './operations.ts'
 import { NewPet, Pet, Pets, PetStatus } from './pets.ts'
 import { RateLimitStatus, RateLimitWindow } from './rate-limit.ts'
-import { UsageBucket, UsageBuckets } from './admin/usage.ts'
+import { UsageBucket, UsageBuckets } from './admin/usage/schemas.ts'
 
 export interface OpenApiOptions {
   /** The production `{base_url}`, ending in `/v1`. */

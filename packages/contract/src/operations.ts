@@ -3,7 +3,7 @@ import { ERROR_STATUS, type ErrorCode } from './errors.ts'
 import { errorCodesIn, statusesOf, type OperationSpec, type RequestHeaderSpec } from './operation-spec.ts'
 import { ListPetsQuery, NewPet, NoQuery, Pet, PetIdParams, Pets } from './pets.ts'
 import { EXAMPLE_BUCKETS } from './admin/examples.ts'
-import { UsageBuckets, UsageQuery } from './admin/usage.ts'
+import { UsageBuckets, UsageQuery } from './admin/usage/schemas.ts'
 import { RateLimitStatus } from './rate-limit.ts'
 
 /** An int64 above 2^53 in every example, so tools and readers see the range is real (bigint keeps every digit). */

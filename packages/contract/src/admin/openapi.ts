@@ -13,7 +13,7 @@ import { Customer, CustomerPatch, Customers, NewCustomer } from './customers/sch
 import { BannedKeys, Key, KeyLimits, KeyPatch, KeyRotation, Keys, KeyWithSecret, NewKey } from './keys/schemas.ts'
 import { ADMIN_COMMON_ERRORS, ADMIN_OPERATIONS } from './operations.ts'
 import { Operator } from './operators.ts'
-import { TopCustomer, TopCustomers, TopKey, TopKeys, UsageBucket, UsageBuckets } from './usage.ts'
+import { TopCustomer, TopCustomers, TopKey, TopKeys, UsageBucket, UsageBuckets } from './usage/schemas.ts'
 
 /** Where the operator API is served from, e.g. `http://127.0.0.1:8081/admin/v1`. */
 export const ADMIN_BASE_PATH = '/admin/v1'

@@ -3,14 +3,14 @@ import { createKey, getKey, listKeys, revokeKey, rotateKey, unbanKey, updateKey 
 import type { AdminOperationSpec } from './operation.ts'
 import { createPlan, deletePlan, listPlans, updatePlan } from './plans/operations.ts'
 import { getCurrentOperator, getKeyUsage, getUsage, listAuditEvents, listBans, listTopKeys } from './report-operations.ts'
-import { exportUsage } from './usage-export.ts'
+import { exportUsage } from './usage/export.ts'
 
 export { ADMIN_COMMON_ERRORS, type AdminOperationSpec } from './operation.ts'
 export * from './customers/operations.ts'
 export * from './keys/operations.ts'
 export * from './plans/operations.ts'
 export * from './report-operations.ts'
-export * from './usage-export.ts'
+export * from './usage/export.ts'
 
 export const ADMIN_OPERATIONS: readonly AdminOperationSpec[] = [
   listKeys,

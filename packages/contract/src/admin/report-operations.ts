@@ -5,7 +5,7 @@ import { KeyIdParams } from './keys/queries.ts'
 import { BannedKeys } from './keys/schemas.ts'
 import { operation } from './operation.ts'
 import { Operator } from './operators.ts'
-import { TopKeysOrCustomers, TopKeysQuery, UsageBuckets, UsageQuery } from './usage.ts'
+import { TopKeysOrCustomers, TopKeysQuery, UsageBuckets, UsageQuery } from './usage/schemas.ts'
 
 // The operator API's reports: usage over time, top keys, bans now, the audit log, and who is signed in.
 

@@ -1,7 +1,7 @@
 import { NoQuery } from '../../pets.ts'
 import { EXAMPLE_BUCKETS, EXAMPLE_CUSTOMER } from '../examples.ts'
 import { BODY_ERRORS, operation } from '../operation.ts'
-import { UsageBuckets, UsageQuery } from '../usage.ts'
+import { UsageBuckets, UsageQuery } from '../usage/schemas.ts'
 import { Customer, CustomerIdParams, CustomerPatch, Customers, ListCustomersQuery, NewCustomer } from './schemas.ts'
 
 // The operator API's operations on customers: list, create, get, change, unban, usage.

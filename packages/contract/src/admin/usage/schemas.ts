@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox'
-import { Customer } from './customers/schemas.ts'
-import { Key } from './keys/schemas.ts'
-import { Count, Timestamp } from './time.ts'
+import { Customer } from '../customers/schemas.ts'
+import { Key } from '../keys/schemas.ts'
+import { Count, Timestamp } from '../time.ts'
 
 export const GRANULARITIES = ['minute', 'hour', 'day'] as const
 export type Granularity = (typeof GRANULARITIES)[number]

@@ -1,9 +1,9 @@
 import Type, { type Static } from 'typebox'
-import { EXAMPLE_CUSTOMER } from './examples.ts'
-import { CUSTOMER_ID_PATTERN } from './keys/schemas.ts'
-import { PLAN_ID_PATTERN } from './plans/schemas.ts'
-import { operation } from './operation.ts'
-import { Count, Timestamp } from './time.ts'
+import { EXAMPLE_CUSTOMER } from '../examples.ts'
+import { CUSTOMER_ID_PATTERN } from '../keys/schemas.ts'
+import { PLAN_ID_PATTERN } from '../plans/schemas.ts'
+import { operation } from '../operation.ts'
+import { Count, Timestamp } from '../time.ts'
 
 // The billing export (DESIGN.md §8): one NDJSON line per customer and closed period with any
 // count, as a CloudEvents 1.0 event (OpenMeter) or a Stripe meter event body.
