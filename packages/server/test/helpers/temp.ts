@@ -35,11 +35,21 @@ export function tempDir(t: TestContext, prefix = 'animal-store-test-'): string {
 const PORT_FLOOR = 20_000
 const PORT_SPAN = 12_000
 
+/**
+ * Ports this process handed out: never handed out again. fetch keeps idle connections to an
+ * origin a few seconds; a new server on a port an earlier test's server had would meet one of
+ * them, closed by that server, as "other side closed".
+ */
+const handedOut = new Set<number>()
+
 /** A port free right now on 127.0.0.1, so a config can name it before the server listens. */
 export async function freePort(): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     const port = PORT_FLOOR + Math.floor(Math.random() * PORT_SPAN)
-    if (await canListen(port)) return port
+    if (!handedOut.has(port) && (await canListen(port))) {
+      handedOut.add(port)
+      return port
+    }
     if (attempt === 50) throw new Error(`no free port found between ${PORT_FLOOR} and ${PORT_FLOOR + PORT_SPAN}`)
   }
 }
