@@ -48,7 +48,7 @@ export const PET_STATUS_VALUES: readonly PetStatus[] = ['available', 'pending', 
 export interface RateLimitStatus {
   /** The id of the key's plan */
   plan: string
-  /** The per-minute window, then the per-day window */
+  /** The per-minute window, then the per-day window, then the calendar month when the customer has a monthly quota */
   limits: RateLimitWindow[]
   /** Unix time in seconds at which the temporary ban ends; null when the key is not banned */
   bannedUntil: Int64 | null
@@ -56,8 +56,8 @@ export interface RateLimitStatus {
 
 /** One rate-limit window of the key */
 export interface RateLimitWindow {
-  /** The window: a UTC-aligned minute or day */
-  window: 'minute' | 'day'
+  /** The window: a UTC-aligned minute, day or calendar month */
+  window: 'minute' | 'day' | 'month'
   /**
    * Requests the window allows
    * int64 from 1 to 9007199254740991: a `number` while safe, a `bigint` beyond
@@ -94,6 +94,11 @@ export interface UsageBucket {
    * int64 from 0 to 9007199254740991: a `number` while safe, a `bigint` beyond
    */
   banned: Int64
+  /**
+   * Requests refused 429 quota_exceeded: the monthly quota was spent
+   * int64 from 0 to 9007199254740991: a `number` while safe, a `bigint` beyond
+   */
+  quotaExceeded: Int64
 }
 
 /** Every bucket of [from, to), oldest first, empty ones included */
@@ -125,6 +130,7 @@ export type ErrorCode =
   | 'idempotency_key_reused'
   | 'rate_limited'
   | 'api_key_banned'
+  | 'quota_exceeded'
   | 'header_fields_too_large'
   | 'internal_error'
   | 'unavailable'
@@ -145,6 +151,7 @@ export const ERROR_CODE_VALUES: readonly ErrorCode[] = [
   'idempotency_key_reused',
   'rate_limited',
   'api_key_banned',
+  'quota_exceeded',
   'header_fields_too_large',
   'internal_error',
   'unavailable'

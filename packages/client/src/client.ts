@@ -114,9 +114,9 @@ export class AnimalStoreClient {
   }
 
   /**
-   * The key's own use, asked of the service (`GET /rate_limit`): its plan, both windows
-   * (`limit`, `remaining`, `reset` in Unix seconds) and `bannedUntil`. Consumes no quota, and
-   * answers while the key is banned too.
+   * The key's own use, asked of the service (`GET /rate_limit`): its plan, its windows (minute, day,
+   * and month when its customer has a monthly quota: `limit`, `remaining`, `reset` in Unix seconds)
+   * and `bannedUntil`. Consumes no quota, and answers while the key is banned too.
    */
   async rateLimit(options: CallOptions = {}): Promise<RateLimitStatus> {
     const { method, path } = OPERATIONS.getRateLimit
@@ -126,7 +126,7 @@ export class AnimalStoreClient {
 
   /**
    * The requests of the key's customer (all its keys) by outcome, bucket by bucket (`GET /usage`):
-   * `{start, allowed, rateLimited, banned}`, oldest first, empty buckets included. Consumes no quota.
+   * `{start, allowed, rateLimited, banned, quotaExceeded}`, oldest first, empty buckets included. Consumes no quota.
    */
   async usage(params: UsageParams = {}, options: CallOptions = {}): Promise<UsageBucket[]> {
     const { method, path } = OPERATIONS.getUsage

@@ -1,6 +1,6 @@
-/** One window of the IETF `RateLimit` / `RateLimit-Policy` fields, e.g. the minute or the day. */
+/** One window of the IETF `RateLimit` / `RateLimit-Policy` fields, e.g. the minute, the day or the month. */
 export interface RateLimitHeaderWindow {
-  /** The policy name the service gives it (`minute`, `day`). */
+  /** The policy name the service gives it (`minute`, `day`, and `month` for a customer with a monthly quota). */
   name: string
   /** Requests left in this window (`r`). */
   remaining: number | undefined

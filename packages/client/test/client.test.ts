@@ -179,8 +179,8 @@ describe('usage()', () => {
     await assert.rejects(client.listPets(), { code: 'rate_limited' })
     const range = { from: '2026-06-15T12:00:00Z', to: '2026-06-15T12:02:00Z', granularity: 'minute' } as const
     const expected = [
-      { start: '2026-06-15T12:00:00.000Z', allowed: 2, rateLimited: 1, banned: 0 },
-      { start: '2026-06-15T12:01:00.000Z', allowed: 0, rateLimited: 0, banned: 0 }
+      { start: '2026-06-15T12:00:00.000Z', allowed: 2, rateLimited: 1, banned: 0, quotaExceeded: 0 },
+      { start: '2026-06-15T12:01:00.000Z', allowed: 0, rateLimited: 0, banned: 0, quotaExceeded: 0 }
     ]
     assert.deepEqual(await client.usage(range), expected)
     assert.deepEqual(await client.usage(range), expected, 'reading it is neither counted nor limited')

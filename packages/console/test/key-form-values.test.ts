@@ -10,14 +10,14 @@ const KEY: Key = {
   customerId: 'cus_4Rk8Wq2Zx7Lm3Np9',
   name: 'Acme',
   plan: 'free',
-  limits: { perMinute: 60, perDay: 1000 },
+  limits: { perMinute: 60, perDay: 1000, perMonth: null },
   scopes: ['pets:read', 'pets:write'],
   createdAt: '2026-10-01T09:30:00.000Z',
   expiresAt: null,
   revokedAt: null,
   previousSecretExpiresAt: null,
   bannedUntil: null,
-  usage: { minute: 0, day: 0 },
+  usage: { minute: 0, day: 0, month: 0 },
   lastUsedAt: null
 }
 

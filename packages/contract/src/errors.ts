@@ -21,6 +21,7 @@ export const ERROR_STATUS = {
   idempotency_key_reused: 422,
   rate_limited: 429,
   api_key_banned: 429,
+  quota_exceeded: 429,
   header_fields_too_large: 431,
   internal_error: 500,
   unavailable: 503
@@ -46,6 +47,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   idempotency_key_reused: 'This Idempotency-Key was used with a different body',
   rate_limited: 'A rate-limit window is exhausted; retry after Retry-After seconds',
   api_key_banned: 'The API key is temporarily banned for hammering past its limit',
+  quota_exceeded: "The customer's monthly quota is spent; Retry-After is the seconds until the month ends (00:00 UTC on the 1st)",
   header_fields_too_large: 'The request line and headers are too large (a very long URL included)',
   internal_error: 'An unexpected failure; the request id identifies it in the logs',
   unavailable: 'A backing store is unreachable; retry after Retry-After seconds'
@@ -68,6 +70,7 @@ export const ERROR_EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   idempotency_key_reused: 'this Idempotency-Key was used with a different body',
   rate_limited: 'the minute limit of 60 requests is exhausted; retry after 42 seconds',
   api_key_banned: 'the API key is banned for hammering past its limit; retry after 600 seconds',
+  quota_exceeded: 'the monthly quota of 100000 requests for December 2026 is spent; retry after 2183 s, when the month ends',
   header_fields_too_large: 'the request line and headers are larger than 16384 bytes',
   expectation_failed: 'Expect: foo is not supported; only 100-continue is',
   internal_error: 'an unexpected failure; quote request id req-3f9c2b7a1d',

@@ -11,7 +11,14 @@ const EXAMPLE_CATEGORY_ID = 9223372036854775807n
 const EXAMPLE_PET_ID = 9007199254740993n
 
 /** Errors any authenticated operation can answer with. */
-export const COMMON_ERRORS: ErrorCode[] = ['unauthorized', 'rate_limited', 'api_key_banned', 'internal_error', 'unavailable']
+export const COMMON_ERRORS: ErrorCode[] = [
+  'unauthorized',
+  'rate_limited',
+  'quota_exceeded',
+  'api_key_banned',
+  'internal_error',
+  'unavailable'
+]
 
 export const IDEMPOTENCY_KEY_HEADER: RequestHeaderSpec = {
   name: 'Idempotency-Key',

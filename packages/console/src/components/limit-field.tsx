@@ -1,3 +1,5 @@
+import { MAX_MONTHLY_QUOTA } from '../limits.ts'
+
 interface LimitFieldProps {
   id: string
   label: string
@@ -29,4 +31,9 @@ export function LimitField({ id, label, value, onInput, required, max, hint }: L
       />
     </>
   )
+}
+
+/** The monthly quota: optional, since empty means none. */
+export function MonthlyQuotaField({ id, value, onInput, hint }: Pick<LimitFieldProps, 'id' | 'value' | 'onInput' | 'hint'>) {
+  return <LimitField id={id} label="Per month" value={value} onInput={onInput} required={false} max={MAX_MONTHLY_QUOTA} hint={hint} />
 }

@@ -1,5 +1,6 @@
 import { useId } from 'preact/hooks'
-import { LimitField } from '../components/limit-field.tsx'
+import { LimitField, MonthlyQuotaField } from '../components/limit-field.tsx'
+import { MAX_LIMIT } from '../limits.ts'
 import { PlanSelect } from '../components/plan-select.tsx'
 import { isCustomPlan, usePlanList } from '../plans/context.ts'
 import type { CustomerFormValues } from './form-values.ts'
@@ -41,7 +42,7 @@ export function CustomerFields({ values, onChange, mode }: CustomerFieldsProps) 
         value={values.perMinute}
         onInput={set('perMinute')}
         required={custom}
-        max={1_000_000_000}
+        max={MAX_LIMIT}
         hint={`${id}-limits`}
       />
       <LimitField
@@ -50,28 +51,14 @@ export function CustomerFields({ values, onChange, mode }: CustomerFieldsProps) 
         value={values.perDay}
         onInput={set('perDay')}
         required={custom}
-        max={1_000_000_000}
+        max={MAX_LIMIT}
         hint={`${id}-limits`}
       />
+      <MonthlyQuotaField id={`${id}-month`} value={values.perMonth} onInput={set('perMonth')} hint={`${id}-limits`} />
       <p class="hint" id={`${id}-limits`}>
         {custom
-          ? 'A customer on a custom plan needs both numbers, shared by all its keys.'
-          : "Requests a minute and a day, shared by all the customer's keys. Both empty: the plan's numbers."}
-      </p>
-      {/* Read-only rather than disabled: it stays in the tab order, so its reason is heard, not only seen greyed out. */}
-      <label for={`${id}-month`}>Per month</label>
-      <input
-        id={`${id}-month`}
-        class="unavailable"
-        type="text"
-        value=""
-        placeholder="Not available"
-        readOnly
-        aria-disabled="true"
-        aria-describedby={`${id}-month-hint`}
-      />
-      <p class="hint" id={`${id}-month-hint`}>
-        Monthly quotas are not available in this release: customers have none.
+          ? 'A customer on a custom plan needs Per minute and Per day, shared by all its keys. Per month counts a calendar month from 00:00 UTC on the 1st; empty: no monthly quota.'
+          : "Requests a minute, a day and a calendar month (from 00:00 UTC on the 1st), shared by all the customer's keys. All empty: the plan's numbers; only Per month empty: no monthly quota."}
       </p>
     </div>
   )

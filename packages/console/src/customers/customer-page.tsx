@@ -8,6 +8,7 @@ import { RangePicker } from '../components/usage/range-picker.tsx'
 import { useAction } from '../hooks/use-action.ts'
 import { useApiData } from '../hooks/use-api-data.ts'
 import { count } from '../labels.ts'
+import { limitsInWords } from '../limits.ts'
 import { planLabel, usePlanList } from '../plans/context.ts'
 import { CreateKey } from '../screens/create-key.tsx'
 import { useSession, useView } from '../session.ts'
@@ -72,12 +73,17 @@ function CustomerDetails({ customer }: { customer: Customer }) {
         <dd>{planLabel(plans, customer.plan)}</dd>
         <dt>Limits</dt>
         <dd>
-          {count(customer.limits.perMinute)} a minute, {count(customer.limits.perDay)} a day
+          {limitsInWords(customer.limits)}
           <span class="muted">{customer.ownLimits ? " (the customer's own)" : " (the plan's)"}</span>, shared by all its keys
         </dd>
         <dt>Used</dt>
         <dd>
           {count(customer.usage.minute)} this minute, {count(customer.usage.day)} today
+          {customer.limits.perMonth !== null && (
+            <>
+              , {count(customer.usage.month)} of {count(customer.limits.perMonth)} this month
+            </>
+          )}
         </dd>
         <dt>Keys</dt>
         <dd>{count(customer.keys)} not revoked</dd>

@@ -3,9 +3,9 @@ import { useState } from 'preact/hooks'
 import { ErrorAlert } from '../components/notices.tsx'
 import { useApiData } from '../hooks/use-api-data.ts'
 import { useDebounced } from '../hooks/timers.ts'
+import { limitsText } from '../limits.ts'
 import { planLabel, usePlanList } from '../plans/context.ts'
 import { useSession } from '../session.ts'
-import { perWindow } from './parts.tsx'
 
 interface CustomerPickerProps {
   id: string
@@ -59,7 +59,7 @@ export function CustomerPicker({ id, value, onChange, preset }: CustomerPickerPr
       <p class="hint" id={`${id}-customer-hint`}>
         {current === undefined
           ? 'None: the key gets a customer of its own, on the plan below.'
-          : `The key shares ${current.name}'s plan (${planLabel(plans, current.plan)}), limits (${perWindow(current.limits)}) and any ban with its other keys.`}
+          : `The key shares ${current.name}'s plan (${planLabel(plans, current.plan)}), limits (${limitsText(current.limits)}) and any ban with its other keys.`}
       </p>
       <ErrorAlert message={list.error} />
     </>

@@ -8,13 +8,14 @@ import { Pager, SortableHeader, TableFrame, sortRows, usePages, useSortOrder } f
 import { useApiData } from '../hooks/use-api-data.ts'
 import { useDebounced } from '../hooks/timers.ts'
 import { count } from '../labels.ts'
+import { limitsText, usedText } from '../limits.ts'
 import { PlanSelect } from '../components/plan-select.tsx'
 import { planLabel, usePlanList } from '../plans/context.ts'
 import { customerHref } from '../routes.ts'
 import { useSession, useView } from '../session.ts'
 import { isoInZone, type Zone } from '../time.ts'
 import { CreateCustomerDialog } from './customer-dialogs.tsx'
-import { CustomerState, isBanned, perWindow } from './parts.tsx'
+import { CustomerState, isBanned } from './parts.tsx'
 
 type Column = 'name' | 'id' | 'externalId' | 'plan' | 'limits' | 'used' | 'keys' | 'state'
 const COLUMNS: readonly { column: Column; label: string }[] = [
@@ -40,7 +41,8 @@ const sortValue = (now: number, plans: readonly Plan[]): Record<Column, (custome
 })
 
 const CSV_HEADER = ['Name', 'ID', 'External ID', 'Plan', 'Own limits', 'Per minute', 'Per day', 'Used this minute', 'Used today']
-const CSV_TAIL = ['Keys', 'Created', 'Banned until']
+// The month's columns come last, so the columns a spreadsheet already reads keep their places.
+const CSV_TAIL = ['Keys', 'Created', 'Banned until', 'Per month', 'Used this month']
 
 /** The customers, newest first, found by id, name or external ID and by plan; for admins, "Create customer". */
 export function CustomersScreen() {
@@ -77,7 +79,10 @@ export function CustomersScreen() {
         customer.usage.day,
         customer.keys,
         isoInZone(customer.createdAt, zone),
-        customer.bannedUntil === null ? null : isoInZone(customer.bannedUntil, zone)
+        customer.bannedUntil === null ? null : isoInZone(customer.bannedUntil, zone),
+        customer.limits.perMonth,
+        // Without a monthly quota the month is not counted: empty, not a misleading 0.
+        customer.limits.perMonth === null ? null : customer.usage.month
       ])
     }
   }
@@ -132,10 +137,10 @@ export function CustomersScreen() {
                 <td>{customer.externalId === null ? <span class="muted">none</span> : <code>{customer.externalId}</code>}</td>
                 <td>{planLabel(plans, customer.plan)}</td>
                 <td>
-                  {perWindow(customer.limits)}
+                  {limitsText(customer.limits)}
                   {customer.ownLimits && <span class="muted"> (own)</span>}
                 </td>
-                <td>{perWindow(customer.usage)}</td>
+                <td>{usedText(customer.usage, customer.limits)}</td>
                 <td class="number">{count(customer.keys)}</td>
                 <td>
                   <CustomerState customer={customer} now={now} />

@@ -1,4 +1,5 @@
 import type { Customer, CustomerPatch, NewCustomer } from '@animal-store/contract'
+import { MAX_LIMIT, monthlyQuotaOf, type Problem } from '../limits.ts'
 
 // The contract's rules for a customer (admin/customers/schemas.ts), repeated here so the dialog
 // can say what is wrong before asking: the contract's run-time values would pull TypeBox into the
@@ -6,7 +7,6 @@ import type { Customer, CustomerPatch, NewCustomer } from '@animal-store/contrac
 const TEXT_MAX_LENGTH = 200
 // Unicode Cc: C0, DEL and C1, as the contract refuses.
 const CONTROL = /\p{Cc}/u
-const MAX_LIMIT = 1_000_000_000
 
 /** The fields of the Create customer and Edit dialogs, as typed (numbers parsed on submit). */
 export interface CustomerFormValues {
@@ -15,12 +15,14 @@ export interface CustomerFormValues {
   plan: string
   /** Empty: none. */
   externalId: string
-  /** The customer's own numbers; both empty: its plan's. */
+  /** The customer's own numbers; all empty: its plan's. */
   perMinute: string
   perDay: string
+  /** With own numbers, empty: no monthly quota. */
+  perMonth: string
 }
 
-export const EMPTY_CUSTOMER_FORM: CustomerFormValues = { name: '', plan: 'free', externalId: '', perMinute: '', perDay: '' }
+export const EMPTY_CUSTOMER_FORM: CustomerFormValues = { name: '', plan: 'free', externalId: '', perMinute: '', perDay: '', perMonth: '' }
 
 /** The form of a customer: its own numbers only, as the plan's are not the customer's to keep. */
 export function customerFormOf(customer: Customer): CustomerFormValues {
@@ -29,11 +31,11 @@ export function customerFormOf(customer: Customer): CustomerFormValues {
     plan: customer.plan,
     externalId: customer.externalId ?? '',
     perMinute: customer.ownLimits ? String(customer.limits.perMinute) : '',
-    perDay: customer.ownLimits ? String(customer.limits.perDay) : ''
+    perDay: customer.ownLimits ? String(customer.limits.perDay) : '',
+    perMonth: customer.ownLimits ? String(customer.limits.perMonth ?? '') : ''
   }
 }
 
-type Problem = { error: string }
 const failed = (value: unknown): value is Problem => typeof value === 'object' && value !== null && 'error' in value
 
 function textOf(typed: string, label: string): string | Problem {
@@ -49,21 +51,31 @@ function limit(typed: string, label: string): number | Problem {
   return value >= 1 && value <= MAX_LIMIT ? value : { error: `${label} must be a whole number from 1 to 1,000,000,000.` }
 }
 
-type OwnLimits = { perMinute: number; perDay: number }
+type OwnLimits = { perMinute: number; perDay: number; perMonth: number | null }
 
-/** The own numbers as typed: null when both are empty (the plan's), which a custom plan does not allow. */
+/**
+ * The own numbers as typed: null when all are empty (the plan's), which a custom plan does not
+ * allow. Own numbers replace the plan's whole, so a monthly quota alone would drop its minute and
+ * day: Per month needs them given too.
+ */
 function limitsOf(values: CustomerFormValues, custom: boolean): OwnLimits | null | Problem {
-  const [minute, day] = [values.perMinute.trim(), values.perDay.trim()]
-  if (minute === '' && day === '') return custom ? { error: 'A customer on a custom plan needs its own Per minute and Per day.' } : null
-  if (minute === '' || day === '') return { error: "Give both Per minute and Per day, or neither for the plan's numbers." }
+  const [minute, day, month] = [values.perMinute.trim(), values.perDay.trim(), values.perMonth.trim()]
+  if (minute === '' || day === '') {
+    if (custom) return { error: 'A customer on a custom plan needs its own Per minute and Per day.' }
+    if (minute === '' && day === '' && month === '') return null
+    if (month === '') return { error: "Give both Per minute and Per day, or neither for the plan's numbers." }
+    return { error: "Give Per minute and Per day with Per month, or none of them for the plan's numbers." }
+  }
   const perMinute = limit(minute, 'Per minute')
   if (failed(perMinute)) return perMinute
   const perDay = limit(day, 'Per day')
   if (failed(perDay)) return perDay
-  return { perMinute, perDay }
+  const perMonth = monthlyQuotaOf(month)
+  if (failed(perMonth)) return perMonth
+  return { perMinute, perDay, perMonth }
 }
 
-/** The createCustomer body, or the first problem found in the fields. `perMonth` is never sent: only null is taken yet. */
+/** The createCustomer body, or the first problem found in the fields. */
 export function newCustomerOf(values: CustomerFormValues, isCustom: (plan: string) => boolean): NewCustomer | string {
   const name = textOf(values.name, 'Name')
   if (failed(name)) return name.error
@@ -103,7 +115,7 @@ export function customerPatchOf(
   }
   const planChanged = values.plan !== before.plan
   if (planChanged) patch.plan = values.plan
-  const limitsTouched = values.perMinute.trim() !== before.perMinute || values.perDay.trim() !== before.perDay
+  const limitsTouched = (['perMinute', 'perDay', 'perMonth'] as const).some((field) => values[field].trim() !== before[field])
   if (planChanged || limitsTouched) {
     const limits = limitsOf(values, isCustom(values.plan))
     if (failed(limits)) return limits.error

@@ -1,4 +1,5 @@
 import type { NewPlan, Plan, PlanPatch } from '@animal-store/contract'
+import { MAX_LIMIT, monthlyQuotaOf } from '../limits.ts'
 
 // The contract's rules for a plan (admin/plans.ts), repeated here so the dialog can say what is
 // wrong before asking: the contract's run-time values would pull TypeBox into the page. The API
@@ -7,7 +8,6 @@ const PLAN_ID = /^[a-z][a-z0-9-]{0,31}$/
 const NAME_MAX_LENGTH = 100
 // Unicode Cc: C0, DEL and C1, as the contract refuses.
 const CONTROL = /\p{Cc}/u
-const MAX_LIMIT = 1_000_000_000
 
 /** The fields of the Create plan and Edit dialogs, as typed (numbers parsed on submit). */
 export interface PlanFormValues {
@@ -17,9 +17,11 @@ export interface PlanFormValues {
   custom: boolean
   perMinute: string
   perDay: string
+  /** Empty: no monthly quota. */
+  perMonth: string
 }
 
-export const EMPTY_PLAN_FORM: PlanFormValues = { id: '', name: '', custom: false, perMinute: '', perDay: '' }
+export const EMPTY_PLAN_FORM: PlanFormValues = { id: '', name: '', custom: false, perMinute: '', perDay: '', perMonth: '' }
 
 export function planFormOf(plan: Plan): PlanFormValues {
   return {
@@ -27,9 +29,12 @@ export function planFormOf(plan: Plan): PlanFormValues {
     name: plan.name,
     custom: plan.limits === null,
     perMinute: plan.limits === null ? '' : String(plan.limits.perMinute),
-    perDay: plan.limits === null ? '' : String(plan.limits.perDay)
+    perDay: plan.limits === null ? '' : String(plan.limits.perDay),
+    perMonth: String(plan.limits?.perMonth ?? '')
   }
 }
+
+const failed = (value: unknown): value is { error: string } => typeof value === 'object' && value !== null && 'error' in value
 
 function nameOf(text: string): string | { error: string } {
   const name = text.trim()
@@ -45,17 +50,17 @@ function limit(text: string, label: string): number | { error: string } {
   return value >= 1 && value <= MAX_LIMIT ? value : { error: `${label} must be a whole number from 1 to 1,000,000,000.` }
 }
 
-/** The plan's limits as the API takes them: `null` for a custom plan. */
+/** The plan's limits as the API takes them: `null` for a custom plan; `perMonth` always sent, as the API replaces the limits whole. */
 function limitsOf(values: PlanFormValues): NewPlan['limits'] | { error: string } {
   if (values.custom) return null
   const perMinute = limit(values.perMinute, 'Per minute')
   if (typeof perMinute !== 'number') return perMinute
   const perDay = limit(values.perDay, 'Per day')
   if (typeof perDay !== 'number') return perDay
-  return { perMinute, perDay }
+  const perMonth = monthlyQuotaOf(values.perMonth)
+  if (failed(perMonth)) return perMonth
+  return { perMinute, perDay, perMonth }
 }
-
-const failed = (value: unknown): value is { error: string } => typeof value === 'object' && value !== null && 'error' in value
 
 /** The createPlan body, or the first problem found in the fields. */
 export function newPlanOf(values: PlanFormValues): NewPlan | string {
@@ -79,7 +84,7 @@ export function planPatchOf(plan: Plan, values: PlanFormValues): PlanPatch | str
   }
   const limitsChanged =
     values.custom !== before.custom ||
-    (!values.custom && (values.perMinute.trim() !== before.perMinute || values.perDay.trim() !== before.perDay))
+    (!values.custom && (['perMinute', 'perDay', 'perMonth'] as const).some((field) => values[field].trim() !== before[field]))
   if (limitsChanged) {
     const limits = limitsOf(values)
     if (failed(limits)) return limits.error

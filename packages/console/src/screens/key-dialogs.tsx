@@ -34,7 +34,7 @@ export function EditKeyDialog({ keyData, onClose }: KeyDialogProps) {
   return (
     <Dialog title={`Edit ${keyTitle(keyData)}`} onClose={onClose}>
       <form onSubmit={(event) => void submit(event)}>
-        <KeyFields values={values} onChange={setValues} zone={zone} mode="edit" />
+        <KeyFields values={values} onChange={setValues} zone={zone} mode="edit" perMonth={keyData.limits.perMonth} />
         <ErrorAlert message={action.error} />
         <DialogActions busy={action.busy} submit="Save" onCancel={onClose} />
       </form>

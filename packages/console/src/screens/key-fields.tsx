@@ -2,7 +2,7 @@ import type { Customer } from '@animal-store/contract'
 import { useId } from 'preact/hooks'
 import { CustomerPicker } from '../customers/customer-picker.tsx'
 import { withScope, type KeyFormValues } from '../keys/form-values.ts'
-import { SCOPE_NAMES, scopeHint } from '../labels.ts'
+import { count, SCOPE_NAMES, scopeHint } from '../labels.ts'
 import { PlanSelect } from '../components/plan-select.tsx'
 import { isCustomPlan, usePlanList } from '../plans/context.ts'
 import type { Zone } from '../time.ts'
@@ -15,6 +15,8 @@ interface KeyFieldsProps {
   mode: 'create' | 'edit'
   /** On create, the customer chosen at first (the dialog opened from its page). */
   preset?: Customer | undefined
+  /** On edit, the monthly quota of the key's customer: keys cannot change it, so the hint says where it is set. */
+  perMonth?: number | null
 }
 
 /**
@@ -22,7 +24,7 @@ interface KeyFieldsProps {
  * name), Name, Per minute, Per day, the scopes' check boxes, Expires at. A key for a customer
  * takes its plan and numbers: Plan, Per minute and Per day are then not shown.
  */
-export function KeyFields({ values, onChange, zone, mode, preset }: KeyFieldsProps) {
+export function KeyFields({ values, onChange, zone, mode, preset, perMonth = null }: KeyFieldsProps) {
   const id = useId()
   const set = (field: keyof KeyFormValues) => (event: Event) =>
     onChange({ ...values, [field]: (event.currentTarget as HTMLInputElement | HTMLSelectElement).value })
@@ -62,6 +64,7 @@ export function KeyFields({ values, onChange, zone, mode, preset }: KeyFieldsPro
               : mode === 'create'
                 ? "Empty: the plan's numbers."
                 : "They are the key's customer's, shared by all its keys. A new plan brings its own numbers, unless these are changed too."}
+            {perMonth !== null && ` The customer's monthly quota, ${count(perMonth)} a month, is set on the customer's page.`}
           </p>
         </>
       )}

@@ -11,6 +11,7 @@ import { useApiData } from '../hooks/use-api-data.ts'
 import { useAction } from '../hooks/use-action.ts'
 import { keyState, keyTitle } from '../keys/state.ts'
 import { count, STATE_LABELS } from '../labels.ts'
+import { limitsInWords } from '../limits.ts'
 import { planLabel, usePlanList } from '../plans/context.ts'
 import { customerHref } from '../routes.ts'
 import { useSession, useView } from '../session.ts'
@@ -86,7 +87,7 @@ function KeyDetails({ keyData }: { keyData: Key }) {
         <dd>{planLabel(plans, keyData.plan)}</dd>
         <dt>Limits</dt>
         <dd>
-          {count(keyData.limits.perMinute)} a minute, {count(keyData.limits.perDay)} a day
+          {limitsInWords(keyData.limits)}
           <span class="muted">, the customer's, shared by all its keys</span>
         </dd>
         <dt>Scopes</dt>

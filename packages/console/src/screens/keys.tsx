@@ -12,6 +12,7 @@ import { useApiData } from '../hooks/use-api-data.ts'
 import { useDebounced } from '../hooks/timers.ts'
 import { keyState, keyTitle } from '../keys/state.ts'
 import { count, KEY_STATES, STATE_LABELS } from '../labels.ts'
+import { limitsText } from '../limits.ts'
 import { PlanSelect } from '../components/plan-select.tsx'
 import { planLabel, usePlanList } from '../plans/context.ts'
 import { useSession } from '../session.ts'
@@ -62,7 +63,8 @@ const CSV_HEADER = [
   'Revoked',
   'Banned until',
   'Scopes',
-  'Customer ID'
+  'Customer ID',
+  'Per month'
 ]
 
 export function KeysScreen() {
@@ -107,7 +109,8 @@ export function KeysScreen() {
         at(key.revokedAt),
         at(key.bannedUntil),
         key.scopes.join(' '),
-        key.customerId
+        key.customerId,
+        key.limits.perMonth
       ])
     }
   }
@@ -150,9 +153,7 @@ export function KeysScreen() {
             {rows.map((key) => (
               <tr key={key.id}>
                 <KeyCells keyData={key} />
-                <td>
-                  {count(key.limits.perMinute)}/min, {count(key.limits.perDay)}/day
-                </td>
+                <td>{limitsText(key.limits)}</td>
                 <td>
                   {count(key.usage.minute)}/min, {count(key.usage.day)}/day
                 </td>

@@ -5,9 +5,10 @@ import { DialogActions } from '../components/dialogs/actions.tsx'
 import { ErrorAlert } from '../components/notices.tsx'
 import { useAction } from '../hooks/use-action.ts'
 import { count } from '../labels.ts'
+import { MAX_LIMIT } from '../limits.ts'
 import { EMPTY_PLAN_FORM, newPlanOf, planFormOf, planPatchOf, type PlanFormValues } from '../plans/form-values.ts'
 import { useSession } from '../session.ts'
-import { LimitField } from '../components/limit-field.tsx'
+import { LimitField, MonthlyQuotaField } from '../components/limit-field.tsx'
 
 interface PlanFieldsProps {
   values: PlanFormValues
@@ -15,13 +16,10 @@ interface PlanFieldsProps {
   mode: 'create' | 'edit'
 }
 
-/**
- * ID (on create only: it never changes), Name, "Custom limits per key", Per minute, Per day.
- * Monthly quotas are not in this release: there is no Per month field yet.
- */
+/** ID (on create only: it never changes), Name, "Custom limits per key", Per minute, Per day, Per month. */
 function PlanFields({ values, onChange, mode }: PlanFieldsProps) {
   const id = useId()
-  const set = (field: 'id' | 'name' | 'perMinute' | 'perDay') => (event: Event) =>
+  const set = (field: 'id' | 'name' | 'perMinute' | 'perDay' | 'perMonth') => (event: Event) =>
     onChange({ ...values, [field]: (event.currentTarget as HTMLInputElement).value })
   return (
     <div class="fields">
@@ -63,7 +61,7 @@ function PlanFields({ values, onChange, mode }: PlanFieldsProps) {
             value={values.perMinute}
             onInput={set('perMinute')}
             required
-            max={1_000_000_000}
+            max={MAX_LIMIT}
             hint={`${id}-limits`}
           />
           <LimitField
@@ -72,16 +70,24 @@ function PlanFields({ values, onChange, mode }: PlanFieldsProps) {
             value={values.perDay}
             onInput={set('perDay')}
             required
-            max={1_000_000_000}
+            max={MAX_LIMIT}
             hint={`${id}-limits`}
           />
         </>
       )}
       <p class="hint" id={`${id}-limits`}>
         {values.custom
-          ? 'Each key on a custom plan carries its own per-minute and per-day numbers, as on Enterprise.'
+          ? 'Each key on a custom plan carries its own per-minute and per-day numbers, and monthly quota if any, as on Enterprise.'
           : 'Requests a minute and a day, shared by every key on the plan. A change reaches them all within 5 seconds.'}
       </p>
+      {!values.custom && (
+        <>
+          <MonthlyQuotaField id={`${id}-month`} value={values.perMonth} onInput={set('perMonth')} hint={`${id}-month-hint`} />
+          <p class="hint" id={`${id}-month-hint`}>
+            Requests a calendar month, from 00:00 UTC on the 1st. Empty: no monthly quota.
+          </p>
+        </>
+      )}
     </div>
   )
 }

@@ -14,9 +14,6 @@ type Open = { dialog: 'create' } | { dialog: 'edit' | 'delete'; plan: Plan } | n
 
 type Limits = NonNullable<Plan['limits']>
 
-/** A monthly quota, when a plan has one (none can in this release). */
-const perMonth = (limits: Limits): number | null => limits.perMonth ?? null
-
 /** The plans, by id: their limits and how many customers are on each; for admins, create, edit and delete. */
 export function PlansScreen() {
   const { api, canWrite } = useSession()
@@ -44,7 +41,7 @@ export function PlansScreen() {
       plan.limits === null ? 'yes' : 'no',
       plan.limits?.perMinute ?? null,
       plan.limits?.perDay ?? null,
-      plan.limits === null ? null : perMonth(plan.limits),
+      plan.limits?.perMonth ?? null,
       plan.customers,
       isoInZone(plan.createdAt, zone)
     ])
@@ -125,7 +122,7 @@ export function PlansScreen() {
   )
 }
 
-/** Per minute, Per day, Per month: "Custom" on a custom plan, whose keys carry their own numbers. */
+/** Per minute, Per day, Per month ("none": no monthly quota); "Custom" on a custom plan, whose keys carry their own numbers. */
 function LimitCells({ limits }: { limits: Limits | null }) {
   if (limits === null) {
     return (
@@ -136,12 +133,11 @@ function LimitCells({ limits }: { limits: Limits | null }) {
       </>
     )
   }
-  const month = perMonth(limits)
   return (
     <>
       <td class="number">{count(limits.perMinute)}</td>
       <td class="number">{count(limits.perDay)}</td>
-      <td class="number">{month === null ? 'None' : count(month)}</td>
+      <td class="number">{limits.perMonth === null ? <span class="muted">none</span> : count(limits.perMonth)}</td>
     </>
   )
 }

@@ -61,6 +61,7 @@ export const AuditChanges = Type.Object(
     plan: Type.Optional(Change),
     perMinute: Type.Optional(Change),
     perDay: Type.Optional(Change),
+    perMonth: Type.Optional(Change),
     name: Type.Optional(Change),
     expiresAt: Type.Optional(Change),
     scopes: Type.Optional(Change),

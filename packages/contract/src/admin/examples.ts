@@ -6,14 +6,14 @@ export const EXAMPLE_KEY = {
   name: 'Acme production',
   customerId: 'cus_4Rk8Wq2Zx7Lm3Np9',
   plan: 'pro',
-  limits: { perMinute: 300, perDay: 10000 },
+  limits: { perMinute: 300, perDay: 10000, perMonth: null },
   scopes: ['pets:read', 'pets:write'],
   createdAt: '2026-10-01T09:30:00.000Z',
   expiresAt: null,
   revokedAt: null,
   previousSecretExpiresAt: null,
   bannedUntil: null,
-  usage: { minute: 12, day: 4821 },
+  usage: { minute: 12, day: 4821, month: 0 },
   lastUsedAt: '2026-11-27T10:14:00.000Z'
 } as const
 
@@ -22,12 +22,12 @@ export const EXAMPLE_CUSTOMER = {
   name: 'Acme Corp',
   externalId: 'cus_NffrFeUfNV2Hib',
   plan: 'pro',
-  limits: { perMinute: 300, perDay: 10000 },
+  limits: { perMinute: 300, perDay: 10000, perMonth: null },
   ownLimits: false,
   keys: 2,
   createdAt: '2026-10-01T09:29:00.000Z',
   bannedUntil: null,
-  usage: { minute: 12, day: 4821 }
+  usage: { minute: 12, day: 4821, month: 0 }
 } as const
 
 export const EXAMPLE_PLAN = {
@@ -47,15 +47,15 @@ export const EXAMPLE_BANNED_KEY = {
   name: 'Scraper trial',
   customerId: 'cus_Hv3Tq9Lp2Xc6Rb8M',
   plan: 'free',
-  limits: { perMinute: 60, perDay: 1000 },
+  limits: { perMinute: 60, perDay: 1000, perMonth: null },
   bannedUntil: '2026-11-27T10:29:00.000Z',
-  usage: { minute: 60, day: 412 }
+  usage: { minute: 60, day: 412, month: 0 }
 } as const
 
 export const EXAMPLE_BUCKETS = [
-  { start: '2026-11-27T10:00:00.000Z', allowed: 58, rateLimited: 0, banned: 0 },
-  { start: '2026-11-27T10:01:00.000Z', allowed: 60, rateLimited: 14, banned: 0 },
-  { start: '2026-11-27T10:02:00.000Z', allowed: 60, rateLimited: 60, banned: 10 }
+  { start: '2026-11-27T10:00:00.000Z', allowed: 58, rateLimited: 0, banned: 0, quotaExceeded: 0 },
+  { start: '2026-11-27T10:01:00.000Z', allowed: 60, rateLimited: 14, banned: 0, quotaExceeded: 0 },
+  { start: '2026-11-27T10:02:00.000Z', allowed: 60, rateLimited: 60, banned: 10, quotaExceeded: 0 }
 ] as const
 
 export const EXAMPLE_AUDIT_EVENT = {

@@ -55,7 +55,7 @@ export const listTopKeys = operation({
   errors: ['validation_failed'],
   examples: {
     parameters: { from: '2026-11-26T10:00:00Z', to: '2026-11-27T10:00:00Z', by: 'refused', group: 'key', limit: 10 },
-    success: [{ key: EXAMPLE_BANNED_KEY, allowed: 412, rateLimited: 60, banned: 10 }]
+    success: [{ key: EXAMPLE_BANNED_KEY, allowed: 412, rateLimited: 60, banned: 10, quotaExceeded: 0 }]
   }
 })
 

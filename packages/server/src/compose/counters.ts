@@ -51,7 +51,7 @@ export function servingCounters(
 }
 
 const NO_COUNTERS: CounterReader = {
-  usage: async () => ({ minuteUsed: 0, dayUsed: 0, bannedUntil: null }),
+  usage: async () => ({ minuteUsed: 0, dayUsed: 0, monthUsed: 0, bannedUntil: null }),
   unban: async () => {},
   bans: async () => [],
   close: async () => {}

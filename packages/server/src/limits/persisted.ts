@@ -1,8 +1,10 @@
 import type { Clock } from '../base/clock.ts'
 import { DAY_MS, windowStart } from '../domain/rate-limits/policy.ts'
+import { monthAt } from '../domain/rate-limits/month.ts'
 import type { CounterFile } from '../storage/counter-file-types.ts'
 import { setImmediate } from 'node:timers/promises'
-import { MemoryCounterStore, usageAt } from './memory/counter-store.ts'
+import { MemoryCounterStore } from './memory/counter-store.ts'
+import { usageAt } from './memory/row-windows.ts'
 import type { CounterChanges } from './memory/row-table.ts'
 import {
   KEY_PREFIX,
@@ -28,7 +30,7 @@ const WRITE_CHUNK = 500
  * promise), written to the file every second and at close, a ban the moment it starts. Rows
  * forgotten in memory (an address past the cap, a window that has ended) are deleted from the
  * file in the same write, so the file stays as bounded as memory. A
- * restart keeps the day's usage and every ban. Unban requests that `keys unban` leaves in the
+ * restart keeps the day's and the month's usage and every ban. Unban requests that `keys unban` leaves in the
  * file from another process are applied within a second.
  */
 export class PersistedCounterStore implements CounterStore {
@@ -57,7 +59,7 @@ export class PersistedCounterStore implements CounterStore {
     if (this.#file === undefined) {
       this.#file = this.#openFile()
       const now = this.#clock.now()
-      this.#memory.restore(this.#file.load(windowStart(now, DAY_MS), now))
+      this.#memory.restore(this.#file.load(windowStart(now, DAY_MS), monthAt(now).start, now))
       this.#timer = setInterval(() => this.#tick(), FLUSH_INTERVAL_MS)
       this.#timer.unref()
     }

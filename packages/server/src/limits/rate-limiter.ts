@@ -13,13 +13,17 @@ import {
   windowsAt,
   type WindowName
 } from '../domain/rate-limits/policy.ts'
+import { monthAt, monthName } from '../domain/rate-limits/month.ts'
 import type { ApiKeyRecord } from '../storage/keys/types.ts'
 import { addressSubject, KEY_PREFIX, keySubject, type ConsumeResult, type CounterReader, type CounterStore } from './types.ts'
+
+/** The codes of the rate limiter's 429s. */
+export type RefusalCode = 'rate_limited' | 'quota_exceeded' | 'banned'
 
 /** Told of every decision, for metrics. */
 export interface RateLimitObserver {
   allowed(plan: string): void
-  refused(plan: string, outcome: 'rate_limited' | 'banned', window: WindowName | 'none'): void
+  refused(plan: string, outcome: RefusalCode, window: WindowName | 'none'): void
   banStarted(plan: string, keyId: string, until: number): void
   keyAdmitted(keyId: string): void
 }
@@ -87,7 +91,7 @@ export class RateLimiter {
     const usage = await this.#store.usage(keySubject(key.counterId), now)
     return {
       status: rateLimitStatus(key.plan, limits, now, usage),
-      headers: rateLimitHeaders(windowsAt(limits, now, usage.minuteUsed, usage.dayUsed), now)
+      headers: rateLimitHeaders(windowsAt(limits, now, usage), now)
     }
   }
 
@@ -96,7 +100,7 @@ export class RateLimiter {
     const now = this.#clock.now()
     try {
       const usage = await this.#store.usage(addressSubject(address), now)
-      return rateLimitHeaders(windowsAt(ANONYMOUS_LIMITS, now, usage.minuteUsed, usage.dayUsed), now)
+      return rateLimitHeaders(windowsAt(ANONYMOUS_LIMITS, now, usage), now)
     } catch {
       return {}
     }
@@ -109,7 +113,7 @@ export class RateLimiter {
 
   #decide(key: ApiKeyRecord | undefined, limits: Limits, now: number, result: ConsumeResult): Verdict {
     const plan = key === undefined ? 'anonymous' : key.plan
-    const windows = windowsAt(limits, now, result.minuteUsed, result.dayUsed)
+    const windows = windowsAt(limits, now, result)
     const headers = rateLimitHeaders(windows, now)
     if (result.outcome === 'allowed') {
       this.#observer.allowed(plan)
@@ -120,11 +124,8 @@ export class RateLimiter {
       }
       return { headers, refusal: undefined }
     }
-    if (key !== undefined) {
-      this.#refused.add(key.counterId)
-      this.#usage.count(key.id, result.outcome === 'banned' ? 'banned' : 'rateLimited', now)
-    }
     if (result.outcome === 'banned') {
+      if (key !== undefined) this.#refusedKey(key, 'banned', now)
       const until = result.bannedUntil!
       this.#observer.refused(plan, 'banned', 'none')
       if (result.banStarted && key !== undefined) this.#observer.banStarted(plan, key.id, until)
@@ -135,10 +136,25 @@ export class RateLimiter {
       return { headers, refusal: new ApiError('api_key_banned', message, { 'retry-after': String(seconds) }) }
     }
     const blocking = blockingWindow(windows)
-    this.#observer.refused(plan, 'rate_limited', blocking.name)
     const seconds = retryAfterSeconds(blocking.endsAt, now)
+    if (blocking.name === 'month') {
+      if (key !== undefined) this.#refusedKey(key, 'quotaExceeded', now)
+      this.#observer.refused(plan, 'quota_exceeded', 'month')
+      const message =
+        `the monthly quota of ${blocking.limit} requests for ${monthName(monthAt(now))} is spent; ` +
+        `retry after ${seconds} s, when the month ends`
+      return { headers, refusal: new ApiError('quota_exceeded', message, { 'retry-after': String(seconds) }) }
+    }
+    if (key !== undefined) this.#refusedKey(key, 'rateLimited', now)
+    this.#observer.refused(plan, 'rate_limited', blocking.name)
     const message = `rate limit of ${blocking.limit} requests per ${blocking.name} exceeded; retry after ${seconds} s`
     return { headers, refusal: new ApiError('rate_limited', message, { 'retry-after': String(seconds) }) }
+  }
+
+  /** A refusal of a key's request: its customer's next request waits for its verdict, and the key's usage counts it. */
+  #refusedKey(key: ApiKeyRecord, outcome: 'rateLimited' | 'quotaExceeded' | 'banned', now: number): void {
+    this.#refused.add(key.counterId)
+    this.#usage.count(key.id, outcome, now)
   }
 }
 

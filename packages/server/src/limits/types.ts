@@ -14,9 +14,10 @@ export interface ConsumeRequest {
 
 export interface ConsumeResult {
   outcome: 'allowed' | 'limited' | 'banned'
-  /** Requests taken in the current minute and day windows, after this one. */
+  /** Requests taken in the current minute, day and month windows, after this one (the month: 0 without a monthly quota). */
   minuteUsed: number
   dayUsed: number
+  monthUsed: number
   /** When the subject's ban ends, if it is banned. */
   bannedUntil: number | null
   /** This request started the ban. */

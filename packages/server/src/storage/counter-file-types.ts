@@ -7,13 +7,16 @@ export interface CounterRow {
   refusals: number
   dayStart: number
   dayUsed: number
+  /** The calendar month counted (its first millisecond), 0 when none is: only customers with a monthly quota count one. */
+  monthStart: number
+  monthUsed: number
   bannedUntil: number | null
 }
 
 /** Where the embedded store keeps its counters, so a restart keeps the day's usage and every ban. */
 export interface CounterFile {
-  /** Rows still meaningful at `now`: usage of the day that starts at `dayStart`, and unexpired bans; deletes the rest. */
-  load(dayStart: number, now: number): CounterRow[]
+  /** Rows still meaningful at `now`: usage of the day and the month that start at `dayStart` and `monthStart`, and unexpired bans; deletes the rest. */
+  load(dayStart: number, monthStart: number, now: number): CounterRow[]
   /** The row of `subject`, if any. */
   find(subject: string): CounterRow | undefined
   /** In one transaction deletes the rows of `forget`, then upserts `rows`; with `fsync`, returns once they survive a power loss. */

@@ -70,10 +70,20 @@ describe('rate limits: durability, administration, outages', () => {
     async (t) => {
       const db = new DatabaseSync(join(tempDir(t), 'counters.db'))
       t.after(() => db.close())
-      db.exec(SQLITE_MIGRATIONS.find((m) => m.version === 2)!.sql)
+      for (const version of [2, 5, 10]) db.exec(SQLITE_MIGRATIONS.find((m) => m.version === version)!.sql)
       db.exec('PRAGMA synchronous = FULL')
       const synchronous = () => (db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous
-      const row = { subject: 'key:k', minuteStart: 0, minuteUsed: 1, refusals: 0, dayStart: 0, dayUsed: 1, bannedUntil: null }
+      const row = {
+        subject: 'key:k',
+        minuteStart: 0,
+        minuteUsed: 1,
+        refusals: 0,
+        dayStart: 0,
+        dayUsed: 1,
+        monthStart: 0,
+        monthUsed: 1,
+        bannedUntil: null
+      }
       const counters = new SqliteCounterFile(db)
       counters.save([row], { fsync: false })
       assert.equal(synchronous(), 2, 'FULL again after the flush')

@@ -30,6 +30,7 @@ export const customerRecord = (id: string, fields: Partial<CustomerRecord> = {})
   plan: 'free',
   perMinute: null,
   perDay: null,
+  perMonth: null,
   counterId: id,
   createdAt: AT,
   ...fields
@@ -45,6 +46,7 @@ export const keyRecord = (id: string, owner: CustomerRecord): ApiKeyRecord => ({
   plan: owner.plan,
   perMinute: owner.perMinute,
   perDay: owner.perDay,
+  perMonth: owner.perMonth,
   createdAt: AT,
   expiresAt: null,
   revokedAt: null,

@@ -20,18 +20,34 @@ for (const { backend, skip } of await suiteBackends()) {
       const first = await app.keyWithId({ plan: 'free', perMinute: 3 })
       const customerId = (await app.storage.keys.get(first.id))!.customerId!
       // A read-only key of the same customer, and a key of another customer, whose requests are not counted here.
-      const reader = await app.key({ customerId, scopes: [] })
-      const other = await app.key({ plan: 'free' })
-      for (const key of [first.key, first.key, reader, reader]) await app.fetch('/v1/pets', { key })
-      await app.fetch('/v1/pets', { key: other })
+      const reader = await app.keyWithId({ customerId, scopes: [] })
+      const other = await app.keyWithId({ plan: 'free' })
+      for (const key of [first.key, first.key, reader.key, reader.key]) await app.fetch('/v1/pets', { key })
+      await app.fetch('/v1/pets', { key: other.key })
+      // Monthly-quota refusals of both keys (and of the other customer's), as a flush of another instance stores them.
+      const refusals = (keyId: string, minuteStart: number, quotaExceeded: number) => ({
+        keyId,
+        minuteStart,
+        allowed: 0,
+        rateLimited: 0,
+        banned: 0,
+        quotaExceeded
+      })
+      const [noon, next] = [Date.parse('2026-06-15T12:00:00Z'), Date.parse('2026-06-15T12:01:00Z')]
+      await app.storage.usage.add([
+        refusals(first.id, noon, 2),
+        refusals(reader.id, noon, 1),
+        refusals(reader.id, next, 4),
+        refusals(other.id, noon, 9)
+      ])
 
-      const answer = await app.fetch(`/v1/usage${RANGE}`, { key: reader })
+      const answer = await app.fetch(`/v1/usage${RANGE}`, { key: reader.key })
       assert.equal(answer.status, 200)
       assert.equal(minuteRemaining(answer), 0, 'the rate-limit headers of the window in force')
       const expected: UsageBucket[] = [
         // Three allowed (one of them refused 403 for its scope after the limiter), the fourth rate limited.
-        { start: '2026-06-15T12:00:00.000Z', allowed: 3, rateLimited: 1, banned: 0 },
-        { start: '2026-06-15T12:01:00.000Z', allowed: 0, rateLimited: 0, banned: 0 }
+        { start: '2026-06-15T12:00:00.000Z', allowed: 3, rateLimited: 1, banned: 0, quotaExceeded: 3 },
+        { start: '2026-06-15T12:01:00.000Z', allowed: 0, rateLimited: 0, banned: 0, quotaExceeded: 4 }
       ]
       assert.deepEqual(await answer.json(), expected)
       const again = await app.fetch(`/v1/usage${RANGE}`, { key: first.key })

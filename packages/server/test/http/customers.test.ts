@@ -40,17 +40,17 @@ for (const { backend, skip } of await suiteBackends()) {
           name: 'Acme Corp',
           externalId: 'cus_Stripe1',
           plan: 'pro',
-          limits: { perMinute: 300, perDay: 10000 },
+          limits: { perMinute: 300, perDay: 10000, perMonth: null },
           ownLimits: false,
           keys: 0,
           createdAt: '2026-06-15T12:00:10.000Z',
           bannedUntil: null,
-          usage: { minute: 0, day: 0 }
+          usage: { minute: 0, day: 0, month: 0 }
         }
       )
       app.clock.set(new Date('2026-06-15T12:00:11Z'))
       const big = await createCustomer(app, admin, { name: 'Big Co', plan: 'enterprise', limits: { perMinute: 5000, perDay: 900000 } })
-      assert.deepEqual([big.ownLimits, big.limits], [true, { perMinute: 5000, perDay: 900000 }])
+      assert.deepEqual([big.ownLimits, big.limits], [true, { perMinute: 5000, perDay: 900000, perMonth: null }])
 
       await assertOperatorError(
         await sendAdmin(app, 'POST', '/admin/v1/customers', admin, { name: 'Copy', plan: 'free', externalId: 'cus_Stripe1' }),
@@ -93,14 +93,14 @@ for (const { backend, skip } of await suiteBackends()) {
 
       const changed = await sendAdmin(app, 'PATCH', `/admin/v1/customers/${acme.id}`, admin, {
         plan: 'enterprise',
-        limits: { perMinute: 10, perDay: 20 },
+        limits: { perMinute: 10, perDay: 20, perMonth: null },
         externalId: null
       })
       assert.equal(changed.status, 200)
       const after = (await changed.json()) as Customer
       assert.deepEqual(
         [after.plan, after.limits, after.ownLimits, after.externalId],
-        ['enterprise', { perMinute: 10, perDay: 20 }, true, null]
+        ['enterprise', { perMinute: 10, perDay: 20, perMonth: null }, true, null]
       )
       await assertOperatorError(
         await sendAdmin(app, 'PATCH', `/admin/v1/customers/${acme.id}`, admin, { limits: null }),
@@ -147,7 +147,7 @@ for (const { backend, skip } of await suiteBackends()) {
       assert.equal(statuses.filter((s) => s === 200).length, 60, 'the customer has 60 a minute, not 60 per key')
       assert.equal((await app.fetch('/v1/pets', { key: other })).status, 200, "another customer's key is untouched")
       const shown = await readAdmin<Customer>(app, `/admin/v1/customers/${customer.id}`, admin)
-      assert.deepEqual([shown.keys, shown.usage], [2, { minute: 60, day: 60 }])
+      assert.deepEqual([shown.keys, shown.usage], [2, { minute: 60, day: 60, month: 0 }])
       const keys = await readAdmin<Key[]>(app, `/admin/v1/keys?customer=${customer.id}`, admin)
       assert.deepEqual(keys.map((k) => [k.name, k.usage.minute]).sort(), [
         ['production', 60],

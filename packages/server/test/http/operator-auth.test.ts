@@ -120,7 +120,7 @@ for (const { backend, skip } of await suiteBackends()) {
       // The operator's own requests take no API quota: a Free key's use is untouched by reading it.
       const { id } = await app.keyWithId({ plan: 'free' })
       for (let i = 0; i < 3; i++) await readAdmin<Key>(app, `/admin/v1/keys/${id}`, admin)
-      assert.deepEqual((await app.services.keys.get(id)).usage, { minute: 0, day: 0 })
+      assert.deepEqual((await app.services.keys.get(id)).usage, { minute: 0, day: 0, month: 0 })
     })
 
     test('failed sign-ins: past 20 a minute from one address, every request from it is 429 until the minute ends', async (t) => {

@@ -26,7 +26,7 @@ async function screenshot(page: Page, name: string): Promise<void> {
 interface Customer {
   id: string
   plan: string
-  limits: { perMinute: number; perDay: number }
+  limits: { perMinute: number; perDay: number; perMonth: number | null }
   bannedUntil: string | null
 }
 
@@ -61,13 +61,13 @@ describe('the console: customers', { skip: chromiumSkip('the console’s custome
       ['Name', 'ID', 'External ID', 'Plan', 'Limits', 'Used', 'Keys', 'State']
     )
 
-    // Create: Per month is there, read-only, saying why; a custom plan makes the numbers required.
+    // Create: a custom plan makes Per minute and Per day required; Per month (a monthly quota) never is.
     await page.getByRole('button', { name: 'Create customer' }).click()
     await dialog(page).getByRole('textbox', { name: 'Name' }).fill('Acme Corp')
     await dialog(page).getByRole('combobox', { name: 'Plan' }).selectOption({ label: 'Enterprise' })
-    const month = dialog(page).getByRole('textbox', { name: 'Per month' })
-    assert.equal(await month.getAttribute('aria-disabled'), 'true')
-    assert.equal(await month.isEditable(), false)
+    const month = dialog(page).getByRole('spinbutton', { name: 'Per month' })
+    assert.equal(await month.isEditable(), true)
+    assert.equal(await month.getAttribute('required'), null)
     assert.match((await month.getAttribute('aria-describedby')) ?? '', /\S/)
     const perMinute = dialog(page).getByRole('spinbutton', { name: 'Per minute' })
     assert.equal(await perMinute.getAttribute('required'), '', 'Enterprise is custom: its customers need their own numbers')
@@ -205,9 +205,9 @@ describe('the console: customers', { skip: chromiumSkip('the console’s custome
     await dialog(page).waitFor({ state: 'detached' })
     await page.getByText('1,000 a minute, 100,000 a day').waitFor()
     const edited = await admin<Customer>(app, token, 'GET', `/customers/${acmeId}`)
-    assert.deepEqual([edited.body.plan, edited.body.limits], ['business', { perMinute: 1000, perDay: 100000 }])
+    assert.deepEqual([edited.body.plan, edited.body.limits], ['business', { perMinute: 1000, perDay: 100000, perMonth: null }])
     const key = await admin<{ plan: string; limits: unknown }>(app, token, 'GET', `/keys/${keyId}`)
-    assert.deepEqual([key.body.plan, key.body.limits], ['business', { perMinute: 1000, perDay: 100000 }])
+    assert.deepEqual([key.body.plan, key.body.limits], ['business', { perMinute: 1000, perDay: 100000, perMonth: null }])
 
     // A customer allowed one request a minute, banned by its key's third: "Unban" while banned, then gone.
     const tiny = await admin<Customer>(app, token, 'POST', '/customers', {

@@ -66,12 +66,12 @@ describe('the console: usage export', { skip: chromiumSkip('the console’s usag
     const solo = (await readAdmin<Key>(app, `/admin/v1/keys/${soloKey.id}`, viewer)).customerId
     const current = Math.floor(now.getTime() / HOUR) * HOUR
     await app.storage.usage.add([
-      { keyId: billedKey.id, minuteStart: current - 30 * HOUR, allowed: 11, rateLimited: 0, banned: 0 },
-      { keyId: billedKey.id, minuteStart: current - 3 * HOUR + 60_000, allowed: 5, rateLimited: 2, banned: 1 },
-      { keyId: soloKey.id, minuteStart: current - 3 * HOUR + 120_000, allowed: 3, rateLimited: 0, banned: 0 },
-      { keyId: billedKey.id, minuteStart: current - 2 * HOUR, allowed: 7, rateLimited: 0, banned: 0 },
+      { keyId: billedKey.id, minuteStart: current - 30 * HOUR, allowed: 11, rateLimited: 0, banned: 0, quotaExceeded: 0 },
+      { keyId: billedKey.id, minuteStart: current - 3 * HOUR + 60_000, allowed: 5, rateLimited: 2, banned: 1, quotaExceeded: 0 },
+      { keyId: soloKey.id, minuteStart: current - 3 * HOUR + 120_000, allowed: 3, rateLimited: 0, banned: 0, quotaExceeded: 0 },
+      { keyId: billedKey.id, minuteStart: current - 2 * HOUR, allowed: 7, rateLimited: 0, banned: 0, quotaExceeded: 0 },
       // The hour still open: in no export.
-      { keyId: billedKey.id, minuteStart: current, allowed: 1, rateLimited: 0, banned: 0 }
+      { keyId: billedKey.id, minuteStart: current, allowed: 1, rateLimited: 0, banned: 0, quotaExceeded: 0 }
     ])
 
     const { page, requests, problems } = await openConsole(t, app.adminOrigin)

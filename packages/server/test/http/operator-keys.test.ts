@@ -28,14 +28,14 @@ for (const { backend, skip } of await suiteBackends()) {
           name: 'Acme',
           customerId: 'cus_',
           plan: 'pro',
-          limits: { perMinute: 300, perDay: 10000 },
+          limits: { perMinute: 300, perDay: 10000, perMonth: null },
           scopes: ['pets:read', 'pets:write'],
           createdAt: '2026-06-15T12:00:10.000Z',
           expiresAt: '2030-01-01T00:00:00.000Z',
           revokedAt: null,
           previousSecretExpiresAt: null,
           bannedUntil: null,
-          usage: { minute: 0, day: 0 },
+          usage: { minute: 0, day: 0, month: 0 },
           lastUsedAt: null
         }
       )
@@ -100,7 +100,10 @@ for (const { backend, skip } of await suiteBackends()) {
 
       const updated = await sendAdmin(app, 'PATCH', `/admin/v1/keys/${id}`, admin, { plan: 'business', expiresAt: null, name: 'shop 2' })
       const key = (await updated.json()) as Key
-      assert.deepEqual([key.plan, key.limits, key.name, key.expiresAt], ['business', { perMinute: 1000, perDay: 100000 }, 'shop 2', null])
+      assert.deepEqual(
+        [key.plan, key.limits, key.name, key.expiresAt],
+        ['business', { perMinute: 1000, perDay: 100000, perMonth: null }, 'shop 2', null]
+      )
       assert.doesNotMatch(JSON.stringify(key), SECRET)
     })
 

@@ -40,12 +40,15 @@ for (const { backend, skip } of await suiteBackends()) {
       ).json()) as Customer
       const key = await createKeyAs(app, admin, { customerId: billed.id })
       const other = await createKeyAs(app, admin, { plan: 'free', name: 'unbilled' })
-      // Two keys' counts in hour 9, one in hour 11 (ended 20 s ago), and hour 12 still open.
+      // Two keys' counts in hour 9 (two minutes of one), only refusals of the monthly quota in hour 10,
+      // counts in hour 11 (ended 20 s ago), and hour 12 still open.
       await app.storage.usage.add([
-        { keyId: key.id, minuteStart: T0 + 60_000, allowed: 5, rateLimited: 2, banned: 1 },
-        { keyId: other.id, minuteStart: T0 + 120_000, allowed: 3, rateLimited: 0, banned: 0 },
-        { keyId: key.id, minuteStart: T0 + 2 * HOUR, allowed: 7, rateLimited: 0, banned: 0 },
-        { keyId: key.id, minuteStart: T0 + 3 * HOUR, allowed: 1, rateLimited: 0, banned: 0 }
+        { keyId: key.id, minuteStart: T0 + 60_000, allowed: 5, rateLimited: 2, banned: 1, quotaExceeded: 4 },
+        { keyId: key.id, minuteStart: T0 + 59 * 60_000, allowed: 0, rateLimited: 0, banned: 0, quotaExceeded: 3 },
+        { keyId: other.id, minuteStart: T0 + 120_000, allowed: 3, rateLimited: 0, banned: 0, quotaExceeded: 0 },
+        { keyId: other.id, minuteStart: T0 + HOUR, allowed: 0, rateLimited: 0, banned: 0, quotaExceeded: 2 },
+        { keyId: key.id, minuteStart: T0 + 2 * HOUR, allowed: 7, rateLimited: 0, banned: 0, quotaExceeded: 0 },
+        { keyId: key.id, minuteStart: T0 + 3 * HOUR, allowed: 1, rateLimited: 0, banned: 0, quotaExceeded: 1 }
       ])
       const query = 'from=2026-06-15T09:00:00Z&to=2026-06-15T13:00:00Z'
       const text = await exported(app, viewer, query)
@@ -54,8 +57,13 @@ for (const { backend, skip } of await suiteBackends()) {
       const [first, second] = [billed.id, other.customerId].sort()
       assert.deepEqual(
         events.map((event) => event.id),
-        [`${first}/hour/2026-06-15T09:00:00.000Z`, `${second}/hour/2026-06-15T09:00:00.000Z`, `${billed.id}/hour/2026-06-15T11:00:00.000Z`],
-        'oldest period first, then by customer id; hour 10 had no count, hour 12 is open'
+        [
+          `${first}/hour/2026-06-15T09:00:00.000Z`,
+          `${second}/hour/2026-06-15T09:00:00.000Z`,
+          `${other.customerId}/hour/2026-06-15T10:00:00.000Z`,
+          `${billed.id}/hour/2026-06-15T11:00:00.000Z`
+        ],
+        'oldest period first, then by customer id; a period of refusals only is exported, hour 12 is open'
       )
       assert.deepEqual(
         events.find((event) => event.id === `${billed.id}/hour/2026-06-15T09:00:00.000Z`),
@@ -76,11 +84,18 @@ for (const { backend, skip } of await suiteBackends()) {
             allowed: 5,
             rateLimited: 2,
             banned: 1,
-            quotaExceeded: 0
+            quotaExceeded: 7
           }
         }
       )
       assert.equal(events.find((event) => event.id === `${other.customerId}/hour/2026-06-15T09:00:00.000Z`)?.subject, other.customerId)
+      const quotaExceeded = (event: Record<string, unknown>) => (event.data as { quotaExceeded: number }).quotaExceeded
+      assert.deepEqual(Object.fromEntries(events.map((event) => [event.id, quotaExceeded(event)])), {
+        [`${billed.id}/hour/2026-06-15T09:00:00.000Z`]: 7,
+        [`${other.customerId}/hour/2026-06-15T09:00:00.000Z`]: 0,
+        [`${other.customerId}/hour/2026-06-15T10:00:00.000Z`]: 2,
+        [`${billed.id}/hour/2026-06-15T11:00:00.000Z`]: 0
+      })
 
       const stripe = lines(await exported(app, viewer, `${query}&format=stripe`))
       assert.deepEqual(stripe, [
@@ -101,7 +116,24 @@ for (const { backend, skip } of await suiteBackends()) {
       assert.deepEqual(days, [], 'the 15th has not ended')
 
       app.clock.set(new Date('2026-06-15T13:00:16Z'))
-      assert.equal(lines(await exported(app, viewer, query)).length, 4, 'hour 12, closed 16 s ago, is now exported')
+      assert.equal(lines(await exported(app, viewer, query)).length, 5, 'hour 12, closed 16 s ago, is now exported')
+      app.clock.set(new Date('2026-06-16T00:00:16Z'))
+      const day = lines(await exported(app, viewer, 'from=2026-06-15T00:00:00Z&to=2026-06-16T00:00:00Z&granularity=day'))
+      assert.deepEqual(
+        day.find((event) => event.id === `${billed.id}/day/2026-06-15T00:00:00.000Z`)?.data,
+        {
+          customerId: billed.id,
+          externalId: 'cus_Stripe9',
+          plan: 'pro',
+          from: '2026-06-15T00:00:00.000Z',
+          to: '2026-06-16T00:00:00.000Z',
+          allowed: 13,
+          rateLimited: 2,
+          banned: 1,
+          quotaExceeded: 8
+        },
+        "the day sums its hours' counts, each outcome"
+      )
     })
 
     test('bad input is 400 naming the parameter, before any line', async (t) => {

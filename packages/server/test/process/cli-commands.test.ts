@@ -24,7 +24,7 @@ describe('animal-store CLI', () => {
     assert.match(String(created.id), /^key_[0-9A-Za-z]{16}$/)
     assert.equal(created.plan, 'free')
     assert.equal(created.name, 'ci bot')
-    assert.deepEqual(created.limits, { perMinute: 60, perDay: 1000 })
+    assert.deepEqual(created.limits, { perMinute: 60, perDay: 1000, perMonth: null })
     const listed = await listJson(env)
     assert.equal(listed.length, 1)
     assert.equal(listed[0]!.id, created.id)
@@ -40,12 +40,12 @@ describe('animal-store CLI', () => {
     const enterprise = JSON.parse(
       (await runCli(['keys', 'create', '--plan', 'enterprise', '--per-minute', '5000', '--per-day', '50', '--json'], env)).stdout
     ) as Record<string, unknown>
-    assert.deepEqual(enterprise.limits, { perMinute: 5000, perDay: 50 })
+    assert.deepEqual(enterprise.limits, { perMinute: 5000, perDay: 50, perMonth: null })
     const pro = JSON.parse((await runCli(['keys', 'create', '--plan', 'pro', '--per-minute', '7', '--json'], env)).stdout) as Record<
       string,
       unknown
     >
-    assert.deepEqual(pro.limits, { perMinute: 7, perDay: 10000 })
+    assert.deepEqual(pro.limits, { perMinute: 7, perDay: 10000, perMonth: null })
     const expiring = JSON.parse(
       (await runCli(['keys', 'create', '--plan', 'business', '--expires-at', '2099-01-01T00:00:00Z', '--json'], env)).stdout
     ) as Record<string, unknown>

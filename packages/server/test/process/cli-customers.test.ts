@@ -3,44 +3,19 @@ import { describe, test, type TestContext } from 'node:test'
 import type { Customer, Key } from '@animal-store/contract'
 import { osUser } from '../../src/cli/os-user.ts'
 import { assertError } from '../helpers/assertions.ts'
-import { openStorage, sqliteBackend } from '../helpers/backends.ts'
-import { killServes, runCli, startServe, type CliResult } from '../helpers/cli.ts'
+import { openStorage } from '../helpers/backends.ts'
+import { killServes, runCli, startServe } from '../helpers/cli.ts'
+import { assertRefused, json, migrated, ok, words, type Args, type Env } from '../helpers/cli-steps.ts'
 import { freePort } from '../helpers/temp.ts'
 import { roomInMinute, until } from '../helpers/wait.ts'
 
 // `animal-store customers ...` and `keys create --customer` as an operator runs them: real CLI
 // processes against a temporary SQLite file, the audit log read from it afterwards.
 
-type Env = Record<string, string>
-/** A command line: its words, or a string of words split at spaces (no word holds one). */
-type Args = string | string[]
-const words = (args: Args) => (typeof args === 'string' ? args.split(' ') : args)
 const UNKNOWN = 'cus_0000000000000000'
 
-async function ok(env: Env, args: Args): Promise<string> {
-  const result = await runCli(words(args), env)
-  assert.equal(result.code, 0, `${words(args).join(' ')}: ${result.stderr}`)
-  assert.equal(result.stderr, '', words(args).join(' '))
-  return result.stdout
-}
-
-const json = async <T>(env: Env, args: Args) => JSON.parse(await ok(env, args)) as T
 const customers = (env: Env) => json<Customer[]>(env, 'customers list --json')
 const keys = (env: Env) => json<Key[]>(env, 'keys list --json')
-
-/** A refusal: exit 2, one line on stderr matching `message`, nothing on stdout. */
-function assertRefused(result: CliResult, message: RegExp, what: string): void {
-  assert.equal(result.code, 2, `${what}: ${result.stderr}`)
-  assert.equal(result.stdout, '', what)
-  assert.match(result.stderr, /^animal-store: [^\n]+\n$/, `${what}: one line`)
-  assert.match(result.stderr, message, what)
-}
-
-async function migrated(t: TestContext): Promise<Env> {
-  const env = await sqliteBackend.environment(t)
-  await ok(env, 'migrate')
-  return env
-}
 
 async function audit(t: TestContext, env: Env) {
   const storage = await openStorage(t, env)
@@ -54,9 +29,10 @@ describe('animal-store customers', { concurrency: true }, () => {
     const { id: _, createdAt, ...acmeFields } = await json<Customer>(env, create)
     const acme = (await customers(env))[0]!
     assert.match(acme.id, /^cus_[0-9A-Za-z]{16}$/)
+    const free = { perMinute: 60, perDay: 1000, perMonth: null }
     assert.deepEqual(acmeFields, {
-      ...{ name: 'Acme Corp', externalId: 'acme-1', plan: 'free', limits: { perMinute: 60, perDay: 1000 }, ownLimits: false },
-      ...{ keys: 0, bannedUntil: null, usage: { minute: 0, day: 0 } }
+      ...{ name: 'Acme Corp', externalId: 'acme-1', plan: 'free', limits: free, ownLimits: false },
+      ...{ keys: 0, bannedUntil: null, usage: { minute: 0, day: 0, month: 0 } }
     })
     assert.deepEqual(acme, { id: acme.id, createdAt, ...acmeFields }, 'list --json shows it as create --json did')
     const line = await ok(env, 'customers create --name Big --plan enterprise --per-minute 5 --per-day 50')
@@ -66,14 +42,15 @@ describe('animal-store customers', { concurrency: true }, () => {
     assert.deepEqual(
       listed.map((c) => [c.id, c.plan, c.limits, c.ownLimits]),
       [
-        [big, 'enterprise', { perMinute: 5, perDay: 50 }, true],
-        [acme.id, 'free', { perMinute: 60, perDay: 1000 }, false]
+        [big, 'enterprise', { perMinute: 5, perDay: 50, perMonth: null }, true],
+        [acme.id, 'free', free, false]
       ],
       'newest first'
     )
     const table = (await ok(env, 'customers list')).trimEnd().split('\n')
-    assert.match(table[0]!, /^ID\s+NAME\s+EXTERNAL ID\s+PLAN\s+LIMITS\s+USED\s+KEYS\s+STATE$/)
-    assert.deepEqual(table[2]!.split(/\s{2,}/), [acme.id, 'Acme Corp', 'acme-1', 'free', '60/min 1000/day', '0/min 0/day', '0', 'active'])
+    assert.match(table[0]!, /^ID\s+NAME\s+EXTERNAL ID\s+PLAN\s+LIMITS\s+PER MONTH\s+USED\s+KEYS\s+STATE$/)
+    const row = [acme.id, 'Acme Corp', 'acme-1', 'free', '60/min 1000/day', '-', '0/min 0/day', '0', 'active']
+    assert.deepEqual(table[2]!.split(/\s{2,}/), row)
     assert.deepEqual(table[1]!.split(/\s{2,}/).slice(2, 5), ['-', 'enterprise', '5/min 50/day (own)'])
 
     const first = await json<Key>(env, `keys create --customer ${acme.id} --name production --json`)
@@ -82,13 +59,14 @@ describe('animal-store customers', { concurrency: true }, () => {
     assert.deepEqual(second.scopes, ['pets:read'])
     assert.equal((await customers(env)).find((c) => c.id === acme.id)!.keys, 2)
     const moved = await json<Customer>(env, `customers update ${acme.id} --plan pro --name Acme --json`)
-    assert.deepEqual([moved.name, moved.plan, moved.limits, moved.keys], ['Acme', 'pro', { perMinute: 300, perDay: 10000 }, 2])
+    const pro = { perMinute: 300, perDay: 10000, perMonth: null }
+    assert.deepEqual([moved.name, moved.plan, moved.limits, moved.keys], ['Acme', 'pro', pro, 2])
     assert.deepEqual(
       (await keys(env)).filter((key) => key.customerId === acme.id).map((key) => [key.id, key.plan, key.limits]),
-      [first, second].map((key) => [key.id, 'pro', { perMinute: 300, perDay: 10000 }])
+      [first, second].map((key) => [key.id, 'pro', pro])
     )
     const own = await json<Customer>(env, `customers update ${acme.id} --per-minute 7 --per-day 70 --no-external-id --json`)
-    assert.deepEqual([own.limits, own.ownLimits, own.externalId], [{ perMinute: 7, perDay: 70 }, true, null])
+    assert.deepEqual([own.limits, own.ownLimits, own.externalId], [{ perMinute: 7, perDay: 70, perMonth: null }, true, null])
     assert.equal(
       await ok(env, `customers update ${acme.id} --plan-limits --external-id acme-2`),
       `Updated customer ${acme.id} (Acme; plan pro, 300/min, 10000/day; external id acme-2); every instance applies it within 5 seconds.\n`
@@ -102,12 +80,7 @@ describe('animal-store customers', { concurrency: true }, () => {
     const [customersBefore, keysBefore, auditBefore] = [await customers(env), await keys(env), await audit(t, env)]
     const cases: Array<[Args, RegExp]> = [
       ['customers create --name X --plan gold', /--plan must be one of business, enterprise, free, pro \(got "gold"\)/],
-      [
-        'customers create --name X --plan free --per-minute 10 --per-day 100 --per-month 5',
-        /^animal-store: --per-month is refused: monthly quotas are not available in this release\n$/
-      ],
       ['customers create --name X --plan free --per-month 5', /--per-month needs --per-minute and --per-day too/],
-      [`customers update ${id} --per-minute 10 --per-day 100 --per-month 5`, /--per-month is refused/],
       ['customers create --name X --plan enterprise', /custom plan enterprise needs --per-minute and --per-day/],
       ['customers create --name X --plan free --external-id acme-1', /another customer has --external-id "acme-1"/],
       [['customers', 'create', '--name', '', '--plan', 'free'], /--name must be 1 to 200 characters/],

@@ -54,7 +54,7 @@ describe('animal-store CLI on PostgreSQL', { skip }, () => {
       env
     )
     assert.match(String(created.key), /^as_live_[0-9A-Za-z]{43}$/)
-    assert.deepEqual(created.limits, { perMinute: 5000, perDay: 50 })
+    assert.deepEqual(created.limits, { perMinute: 5000, perDay: 50, perMonth: null })
     const free = await cliJson<{ id: string }>(['keys', 'create', '--plan', 'free', '--json'], env)
 
     const listed = await cliJson<Array<Record<string, unknown>>>(['keys', 'list', '--json'], env)

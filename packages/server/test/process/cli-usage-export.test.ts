@@ -16,7 +16,9 @@ test('usage export prints the closed periods in both formats; bad input is one l
   const key = await runCli(['keys', 'create', '--customer', customerId, '--json'], env)
   const keyId = (JSON.parse(key.stdout) as { id: string }).id
   const storage = await openStorage(t, env)
-  await storage.usage.add([{ keyId, minuteStart: Date.parse('2026-01-05T10:07:00Z'), allowed: 9, rateLimited: 1, banned: 0 }])
+  await storage.usage.add([
+    { keyId, minuteStart: Date.parse('2026-01-05T10:07:00Z'), allowed: 9, rateLimited: 1, banned: 0, quotaExceeded: 2 }
+  ])
 
   const range = ['--from', '2026-01-05T00:00:00Z', '--to', '2026-01-06T00:00:00Z']
   const cloud = await runCli(['usage', 'export', ...range], env)
@@ -37,7 +39,7 @@ test('usage export prints the closed periods in both formats; bad input is one l
     allowed: 9,
     rateLimited: 1,
     banned: 0,
-    quotaExceeded: 0
+    quotaExceeded: 2
   })
   const stripe = await runCli(['usage', 'export', ...range, '--granularity', 'day', '--format', 'stripe'], env)
   assert.equal(

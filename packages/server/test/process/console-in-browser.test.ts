@@ -84,10 +84,10 @@ const dialog = (page: Page) => page.getByRole('dialog')
 
 /** The migration's four plans as the Plans table shows them: ID, Name, Per minute, Per day, Per month, Customers. */
 const SEEDED_PLANS = [
-  ['business', 'Business', '1,000', '100,000', 'None', '0'],
+  ['business', 'Business', '1,000', '100,000', 'none', '0'],
   ['enterprise', 'Enterprise', 'Custom', 'Custom', 'Custom', '0'],
-  ['free', 'Free', '60', '1,000', 'None', '1'],
-  ['pro', 'Pro', '300', '10,000', 'None', '0']
+  ['free', 'Free', '60', '1,000', 'none', '1'],
+  ['pro', 'Pro', '300', '10,000', 'none', '0']
 ]
 
 /** The cells of the Plans table's rows, once it shows at least `atLeast` of them (the actions cell, when there is one, left off). */
@@ -157,16 +157,18 @@ describe('the operator console in a real browser', { skip: chromiumSkip('the ope
 
     const chart = page.getByRole('img', { name: `Usage of ${NAME}` })
     await refreshUntil(page, async () => (await chartTotals(chart)).banned === 10, "the usage flush to reach the key's chart")
-    assert.deepEqual(await chartTotals(chart), { allowed: 60, rateLimited: 60, banned: 10 })
+    assert.deepEqual(await chartTotals(chart), { allowed: 60, rateLimited: 60, banned: 10, quotaExceeded: 0 })
     for (const range of ['7 days', '30 days', '24 hours', '1 hour']) {
       await page.getByRole('button', { name: range }).click()
       assert.equal(await page.getByRole('button', { name: range }).getAttribute('aria-pressed'), 'true')
       await until(async () => (await chartTotals(chart)).rateLimited === 60, { timeoutMs: 10_000, what: `the ${range} chart` })
     }
+    const legend = page.getByRole('list', { name: 'Totals, last 1 hour' }).getByRole('listitem')
+    assert.deepEqual(await legend.allInnerTexts(), ['Allowed 60', 'Rate limited 60', 'Banned 10', 'Quota exceeded 0'])
     await screenshot(page, 'console-key-usage.png', 880)
     await page.getByText('Chart data').click()
     const total = page.getByRole('table', { name: new RegExp(`^Usage of `) }).getByRole('row', { name: /^Total/ })
-    assert.equal(await total.innerText(), 'Total\t60\t60\t10')
+    assert.equal(await total.innerText(), 'Total\t60\t60\t10\t0')
     await assertAccessible(page, "a key's page")
 
     await page.getByRole('link', { name: 'Usage' }).click()
@@ -422,10 +424,11 @@ describe('the operator console in a real browser', { skip: chromiumSkip('the ope
     await dialog(page).getByRole('textbox', { name: 'ID' }).fill('pro')
     await dialog(page).getByRole('textbox', { name: 'Name' }).fill('Startup')
     await dialog(page).getByRole('checkbox', { name: 'Custom limits per key' }).check()
-    assert.equal(await dialog(page).getByRole('spinbutton').count(), 0, 'a custom plan has no Per minute or Per day')
+    assert.equal(await dialog(page).getByRole('spinbutton').count(), 0, 'a custom plan has no Per minute, Per day or Per month')
     await dialog(page).getByRole('checkbox', { name: 'Custom limits per key' }).uncheck()
     await dialog(page).getByRole('spinbutton', { name: 'Per minute' }).fill('120')
-    await dialog(page).getByRole('spinbutton', { name: 'Per day' }).fill('5000')
+    await dialog(page).getByRole('spinbutton', { name: 'Per day' }).fill('2000')
+    await dialog(page).getByRole('spinbutton', { name: 'Per month' }).fill('5000')
     await assertAccessible(page, 'the Create plan dialog')
     await dialog(page).getByRole('button', { name: 'Create' }).click()
     await dialog(page).getByRole('alert').filter({ hasText: 'exists already' }).waitFor()
@@ -433,20 +436,22 @@ describe('the operator console in a real browser', { skip: chromiumSkip('the ope
     await dialog(page).getByRole('button', { name: 'Create' }).click()
     await dialog(page).waitFor({ state: 'detached' })
     await page.getByRole('status').filter({ hasText: 'Plan Startup created.' }).waitFor()
-    assert.deepEqual((await planRows(page, 5))[4], ['startup', 'Startup', '120', '5,000', 'None', '0'])
+    assert.deepEqual((await planRows(page, 5))[4], ['startup', 'Startup', '120', '2,000', '5,000', '0'])
 
-    // Edit its limits: every customer on it runs under the new ones.
+    // Edit its limits: every customer on it runs under the new ones; an emptied Per month is no monthly quota.
     await row('startup').getByRole('button', { name: 'Edit' }).click()
     await dialog(page).getByRole('heading', { name: 'Edit Startup' }).waitFor()
     await dialog(page).getByRole('spinbutton', { name: 'Per minute' }).fill('150')
     await dialog(page).getByRole('spinbutton', { name: 'Per day' }).fill('6000')
+    assert.equal(await dialog(page).getByRole('spinbutton', { name: 'Per month' }).inputValue(), '5000')
+    await dialog(page).getByRole('spinbutton', { name: 'Per month' }).fill('')
     await dialog(page).getByRole('button', { name: 'Save' }).click()
     await dialog(page).waitFor({ state: 'detached' })
     await until(async () => (await row('startup').innerText()).includes('6,000'), {
       timeoutMs: 10_000,
       what: 'the new limits in the table'
     })
-    assert.deepEqual((await planRows(page, 5))[4], ['startup', 'Startup', '150', '6,000', 'None', '0'])
+    assert.deepEqual((await planRows(page, 5))[4], ['startup', 'Startup', '150', '6,000', 'none', '0'])
     assert.equal(await focusedText(page), 'Edit', 'focus is back on the Edit button')
     const listed = (await api('GET', '/plans')).body as unknown as { id: string; limits: unknown }[]
     assert.deepEqual(listed.find((plan) => plan.id === 'startup')?.limits, { perMinute: 150, perDay: 6000, perMonth: null })

@@ -100,7 +100,7 @@ for (const { backend, skip } of await suiteBackends()) {
         '--json'
       )
       assert.equal(updated.plan, 'pro')
-      assert.deepEqual(updated.limits, { perMinute: 300, perDay: 10000 })
+      assert.deepEqual(updated.limits, { perMinute: 300, perDay: 10000, perMonth: null })
       // Seen by each instance within 5 s, with the 10 requests already taken still counted.
       for (const instance of instances) {
         await until(async () => (await status(instance, free.key)).body.plan === 'pro', {
@@ -315,9 +315,9 @@ for (const { backend, skip } of await suiteBackends()) {
         '9000',
         '--json'
       )
-      assert.deepEqual(enterprise.limits, { perMinute: 5000, perDay: 9000 })
+      assert.deepEqual(enterprise.limits, { perMinute: 5000, perDay: 9000, perMonth: null })
       const back = await cli<Record<string, unknown>>(env, 'keys', 'update', key.id, '--plan', 'free', '--json')
-      assert.deepEqual(back.limits, { perMinute: 60, perDay: 1000 }, 'a new plan brings its own numbers')
+      assert.deepEqual(back.limits, { perMinute: 60, perDay: 1000, perMonth: null }, 'a new plan brings its own numbers')
     })
   })
 }

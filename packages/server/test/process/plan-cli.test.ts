@@ -2,8 +2,9 @@ import assert from 'node:assert/strict'
 import { describe, test, type TestContext } from 'node:test'
 import type { Plan } from '@animal-store/contract'
 import { osUser } from '../../src/cli/os-user.ts'
-import { backendSkip, openStorage, postgresBackend, sqliteBackend, type Backend } from '../helpers/backends.ts'
-import { runCli, type CliResult } from '../helpers/cli.ts'
+import { backendSkip, openStorage, postgresBackend, sqliteBackend } from '../helpers/backends.ts'
+import { runCli } from '../helpers/cli.ts'
+import { assertRefused, json, migrated, ok } from '../helpers/cli-steps.ts'
 
 // `animal-store plans ...` as an operator runs it: real CLI processes against a real database,
 // the audit log read from the database afterwards.
@@ -17,35 +18,10 @@ const SEEDED = [
 
 const plans = (...args: string[]) => ['plans', ...args]
 
-async function ok(env: Record<string, string>, args: string[]): Promise<string> {
-  const result = await runCli(args, env)
-  assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`)
-  assert.equal(result.stderr, '', args.join(' '))
-  return result.stdout
-}
-
-async function json<T>(env: Record<string, string>, args: string[]): Promise<T> {
-  return JSON.parse(await ok(env, args)) as T
-}
-
 const list = (env: Record<string, string>) => json<Plan[]>(env, plans('list', '--json'))
 
 /** The plans without their creation times (the seed's depends on when the database was made). */
 const withoutTimes = (all: Plan[]) => all.map(({ createdAt: _, ...rest }) => rest)
-
-/** A refusal: exit 2, one line on stderr matching `message`, nothing on stdout. */
-function assertRefused(result: CliResult, message: RegExp, what: string): void {
-  assert.equal(result.code, 2, `${what}: ${result.stderr}`)
-  assert.equal(result.stdout, '', what)
-  assert.match(result.stderr, /^animal-store: [^\n]+\n$/, `${what}: one line`)
-  assert.match(result.stderr, message, what)
-}
-
-async function migrated(t: TestContext, backend: Backend): Promise<Record<string, string>> {
-  const env = await backend.environment(t)
-  await ok(env, ['migrate'])
-  return env
-}
 
 async function auditOfPlans(t: TestContext, env: Record<string, string>) {
   const storage = await openStorage(t, env)
@@ -83,18 +59,26 @@ describe('animal-store plans on sqlite', { concurrency: true }, () => {
     assert.match(custom, /^Created plan partner \(Partner; custom[^\n]*\)\.\n$/)
     const text = await ok(env, plans('create', 'starter', '--name', 'Starter', '--per-minute', '10', '--per-day', '100'))
     assert.equal(text, 'Created plan starter (Starter; 10/min, 100/day, no monthly quota).\n')
+    const metered = await ok(
+      env,
+      plans('create', 'metered', '--name', 'Metered', '--per-minute', '10', '--per-day', '100', '--per-month', '2000')
+    )
+    assert.equal(metered, 'Created plan metered (Metered; 10/min, 100/day, 2000/month).\n')
 
     const all = await list(env)
     assert.deepEqual(
       all.map((p) => p.id),
-      ['business', 'enterprise', 'free', 'partner', 'pro', 'starter', 'team']
+      ['business', 'enterprise', 'free', 'metered', 'partner', 'pro', 'starter', 'team']
     )
+    assert.deepEqual(all.find((p) => p.id === 'metered')!.limits, { perMinute: 10, perDay: 100, perMonth: 2000 })
     assert.deepEqual(
       all.find((p) => p.id === 'team'),
       team
     )
     assert.equal(all.find((p) => p.id === 'partner')!.limits, null)
-    assert.match(await ok(env, plans('list')), /\nteam\s+Team plan\s+100\s+5000\s+-\s+0\n/)
+    const table = await ok(env, plans('list'))
+    assert.match(table, /\nteam\s+Team plan\s+100\s+5000\s+-\s+0\n/)
+    assert.match(table, /\nmetered\s+Metered\s+10\s+100\s+2000\s+0\n/)
 
     for (const args of [
       plans('create', 'team', '--name', 'Other', '--custom'),
@@ -125,9 +109,23 @@ describe('animal-store plans on sqlite', { concurrency: true }, () => {
         /--per-day must be a whole number from 1 to 1000000000/
       ],
       [
-        plans('create', 'x', '--name', 'X', '--per-minute', '5', '--per-day', '50', '--per-month', '5'),
-        /--per-month is refused: monthly quotas are not available in this release/
+        plans('create', 'x', '--name', 'X', '--per-minute', '5', '--per-day', '50', '--per-month', '0'),
+        /^animal-store: --per-month must be a whole number from 1 to 1000000000000 \(got 0\), or left out for none\n$/
       ],
+      [
+        plans('create', 'x', '--name', 'X', '--per-minute', '5', '--per-day', '50', '--per-month', '1000000000001'),
+        /--per-month must be a whole number from 1 to 1000000000000 \(got 1000000000001\)/
+      ],
+      [
+        plans('create', 'x', '--name', 'X', '--per-minute', '5', '--per-day', '50', '--per-month', '1.5'),
+        /--per-month must be a whole number \(got "1.5"\)/
+      ],
+      [
+        plans('create', 'x', '--name', 'X', '--per-minute', '5', '--per-day', '50', '--per-month', '"5"'),
+        /--per-month must be a whole number \(got "\\"5\\""\)/
+      ],
+      [plans('create', 'x', '--name', 'X', '--per-month', '5'), /--per-minute N and --per-day N/],
+      [plans('create', 'x', '--name', 'X', '--custom', '--per-month', '5'), /--custom takes no --per-month/],
       [plans('create', 'x', '--name', 'X', '--custom', '--per-minute', '5'), /--custom takes no --per-minute/],
       [plans('create', 'x', '--name', 'X', '--custom', '--no-monthly-quota'), /plans create does not take --no-monthly-quota/],
       [plans('create', '--name', 'X', '--custom'), /plans create takes exactly one plan id/],
@@ -142,7 +140,7 @@ describe('animal-store plans on sqlite', { concurrency: true }, () => {
     assert.deepEqual(await auditOfPlans(t, env), [])
   })
 
-  test('update changes the name and limits; one limit keeps the other; --per-month is refused', async (t) => {
+  test('update changes the name and limits; one limit keeps the others; a monthly quota is set, kept and removed', async (t) => {
     const env = await migrated(t, sqliteBackend)
     await ok(env, plans('create', 'team', '--name', 'Team', '--per-minute', '100', '--per-day', '5000'))
 
@@ -158,21 +156,41 @@ describe('animal-store plans on sqlite', { concurrency: true }, () => {
       text,
       'Updated plan team (Team (2024); 250/min, 9000/day, no monthly quota); every instance applies it within 5 seconds.\n'
     )
+    const month = await ok(env, plans('update', 'team', '--per-month', '1000000000000'))
+    assert.equal(
+      month,
+      'Updated plan team (Team (2024); 250/min, 9000/day, 1000000000000/month); every instance applies it within 5 seconds.\n'
+    )
+    const kept = await json<Plan>(env, plans('update', 'team', '--per-minute', '260', '--per-day', '9100', '--json'))
+    assert.deepEqual(kept.limits, { perMinute: 260, perDay: 9100, perMonth: 1_000_000_000_000 }, 'numbers alone keep the quota')
+    assert.match(await ok(env, plans('list')), /\nteam\s+Team \(2024\)\s+260\s+9100\s+1000000000000\s+0\n/)
+    const none = await json<Plan>(env, plans('update', 'team', '--no-monthly-quota', '--json'))
+    assert.deepEqual(none.limits, { perMinute: 260, perDay: 9100, perMonth: null })
+    await ok(env, plans('update', 'team', '--per-minute', '250', '--per-day', '9000', '--per-month', '50000'))
 
     // A custom plan has no numbers to keep: both are needed.
     const customEnterprise = await json<Plan>(env, plans('update', 'enterprise', '--per-minute', '1', '--per-day', '2', '--json'))
     assert.deepEqual(customEnterprise.limits, { perMinute: 1, perDay: 2, perMonth: null })
     const custom = await json<Plan>(env, plans('update', 'team', '--custom', '--json'))
-    assert.equal(custom.limits, null)
+    assert.equal(custom.limits, null, 'its monthly quota goes with its limits')
+    const quota = await json<Plan>(env, plans('update', 'team', '--per-minute', '1', '--per-day', '2', '--per-month', '3', '--json'))
+    assert.deepEqual(quota.limits, { perMinute: 1, perDay: 2, perMonth: 3 })
+    await ok(env, plans('update', 'team', '--custom'))
 
     const before = await list(env)
     const cases: Array<[string[], RegExp]> = [
       [plans('update', 'team', '--per-minute', '5'), /plan "team" is custom .*--per-day/],
+      [plans('update', 'team', '--per-month', '5'), /plan "team" is custom .*--per-minute and --per-day too/],
       [
-        plans('update', 'free', '--per-month', '5'),
-        /^animal-store: --per-month is refused: monthly quotas are not available in this release\n$/
+        plans('update', 'free', '--per-month', '0'),
+        /^animal-store: --per-month must be a whole number from 1 to 1000000000000 \(got 0\), or --no-monthly-quota for none\n$/
       ],
-      [plans('update', 'free', '--per-minute', '5', '--per-day', '6', '--per-month', '5'), /--per-month is refused/],
+      [
+        plans('update', 'free', '--per-minute', '5', '--per-day', '6', '--per-month', '1000000000001'),
+        /--per-month must be a whole number from 1/
+      ],
+      [plans('update', 'free', '--per-month', '1.5'), /--per-month must be a whole number \(got "1.5"\)/],
+      [plans('update', 'free', '--per-month', '-5'), /--per-month/],
       [plans('update', 'free', '--per-month', '5', '--no-monthly-quota'), /either --per-month or --no-monthly-quota/],
       [plans('update', 'free', '--custom', '--per-day', '5'), /--custom takes no --per-day/],
       [plans('update', 'free', '--per-minute', '0'), /--per-minute must be a whole number from 1/],
@@ -223,9 +241,11 @@ describe('animal-store plans on sqlite', { concurrency: true }, () => {
     const env = await migrated(t, sqliteBackend)
     await ok(env, plans('create', 'team', '--name', 'Team', '--per-minute', '100', '--per-day', '5000'))
     await ok(env, plans('update', 'team', '--name', 'Team 2', '--per-day', '6000'))
+    await ok(env, plans('update', 'team', '--per-month', '70000'))
+    await ok(env, plans('update', 'team', '--no-monthly-quota'))
     await ok(env, plans('delete', 'team'))
     // Refusals write nothing.
-    assertRefused(await runCli(plans('update', 'free', '--per-month', '5'), env), /--per-month/, 'per-month')
+    assertRefused(await runCli(plans('update', 'free', '--per-month', '0'), env), /--per-month/, 'per-month')
     assertRefused(await runCli(plans('delete', 'team'), env), /no plan has id/, 'delete again')
     const entries = await auditOfPlans(t, env)
     const actor = osUser()
@@ -234,11 +254,17 @@ describe('animal-store plans on sqlite', { concurrency: true }, () => {
       [
         ['plan.create', actor, { type: 'plan', id: 'team', name: 'Team' }],
         ['plan.update', actor, { type: 'plan', id: 'team', name: 'Team 2' }],
+        ['plan.update', actor, { type: 'plan', id: 'team', name: 'Team 2' }],
+        ['plan.update', actor, { type: 'plan', id: 'team', name: 'Team 2' }],
         ['plan.delete', actor, { type: 'plan', id: 'team', name: 'Team 2' }]
       ]
     )
     assert.equal(actor.type, 'cli')
     assert.deepEqual(entries[1]!.changes, { name: { from: 'Team', to: 'Team 2' }, perDay: { from: 5000, to: 6000 } })
+    assert.deepEqual(
+      entries.slice(2, 4).map((entry) => entry.changes),
+      [{ perMonth: { from: null, to: 70000 } }, { perMonth: { from: 70000, to: null } }]
+    )
     for (const entry of entries) assert.deepEqual([entry.requestId, entry.remoteAddress, entry.userAgent], [null, null, null])
   })
 
@@ -249,6 +275,7 @@ describe('animal-store plans on sqlite', { concurrency: true }, () => {
       assert.equal(result.code, 0, args.join(' '))
       assert.match(result.stdout, /^Usage: animal-store plans <command>/)
       assert.match(result.stdout, /--no-monthly-quota/)
+      assert.doesNotMatch(result.stdout, /not available/)
     }
     const none = await runCli(plans(), env)
     assert.equal(none.code, 2)
@@ -266,11 +293,15 @@ describe('animal-store plans on postgres', { skip: postgresSkip }, () => {
     const team = await json<Plan>(env, plans('create', 'team', '--name', 'Team', '--per-minute', '100', '--per-day', '5000', '--json'))
     assert.deepEqual(team.limits, { perMinute: 100, perDay: 5000, perMonth: null })
     assertRefused(await runCli(plans('create', 'team', '--name', 'Again', '--custom'), env), /exists already/, 'duplicate')
-    assert.deepEqual((await json<Plan>(env, plans('update', 'team', '--per-minute', '150', '--json'))).limits, {
-      perMinute: 150,
-      perDay: 5000,
-      perMonth: null
-    })
+    assert.deepEqual(
+      (await json<Plan>(env, plans('update', 'team', '--per-minute', '150', '--per-month', '1000000000000', '--json'))).limits,
+      {
+        perMinute: 150,
+        perDay: 5000,
+        perMonth: 1_000_000_000_000
+      }
+    )
+    assert.equal((await json<Plan>(env, plans('update', 'team', '--no-monthly-quota', '--json'))).limits?.perMonth, null)
     await json(env, ['keys', 'create', '--plan', 'team', '--json'])
     assertRefused(await runCli(plans('update', 'team', '--custom'), env), /cannot become custom/, 'custom while in use')
     assertRefused(await runCli(plans('delete', 'team'), env), /move them/, 'delete in use')
@@ -290,6 +321,7 @@ describe('animal-store plans on postgres', { skip: postgresSkip }, () => {
       (await auditOfPlans(t, env)).map((e) => [e.action, e.actor.type, e.target.id]),
       [
         ['plan.create', 'cli', 'team'],
+        ['plan.update', 'cli', 'team'],
         ['plan.update', 'cli', 'team'],
         ['plan.create', 'cli', 'spare'],
         ['plan.delete', 'cli', 'spare']

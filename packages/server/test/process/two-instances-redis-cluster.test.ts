@@ -110,6 +110,53 @@ describe('two serve processes on one PostgreSQL and a 3-node Redis Cluster', { s
       sharedClient.disconnect()
     }
 
+    // A monthly quota of 5 on the cluster: exactly 5 of 20 sent to both instances, the month's key in the customer's slot.
+    const metered = await runCli(
+      [
+        'customers',
+        'create',
+        '--name',
+        'Metered Co',
+        '--plan',
+        'enterprise',
+        '--per-minute',
+        '100',
+        '--per-day',
+        '1000',
+        '--per-month',
+        '5',
+        '--json'
+      ],
+      env
+    )
+    assert.equal(metered.code, 0, metered.stderr)
+    const meteredId = (JSON.parse(metered.stdout) as { id: string }).id
+    const meteredKey = await runCli(['keys', 'create', '--customer', meteredId, '--json'], env)
+    assert.equal(meteredKey.code, 0, meteredKey.stderr)
+    const monthKey = (JSON.parse(meteredKey.stdout) as { key: string }).key
+    const monthStatuses = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const response = await fetch(`${instances[i % 2]!.origin}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${monthKey}` } })
+        return { status: response.status, code: response.status === 429 ? ((await response.json()) as { code: string }).code : 'ok' }
+      })
+    )
+    assert.equal(monthStatuses.filter(({ status }) => status === 200).length, 5, 'exactly the monthly quota, across both instances')
+    assert.ok(
+      monthStatuses.every(({ status, code }) => status === 200 || code === 'quota_exceeded'),
+      JSON.stringify(monthStatuses)
+    )
+    const monthClient = cluster.client()
+    try {
+      const base = `${prefix}rl:{key:${meteredId}}`
+      const now = new Date()
+      const month = `${base}:mo:${Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)}`
+      assert.equal(await monthClient.get(month), '5', "the month's counter")
+      const slots = await Promise.all([month, `${base}:ban`].map((key) => monthClient.cluster('KEYSLOT', key)))
+      assert.equal(new Set(slots).size, 1, "the month's key in the customer's slot")
+    } finally {
+      monthClient.disconnect()
+    }
+
     // One master gone: the cluster cannot serve its slots; /readyz says so, and requests are still answered.
     await cluster.killNode(0)
     for (const instance of instances) {

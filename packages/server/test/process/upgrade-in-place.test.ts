@@ -139,9 +139,14 @@ describe(`upgrading in place from ${PREVIOUS}`, { skip: reason ?? false }, () =>
     assert.deepEqual(
       keys.map(({ name, plan, limits, scopes }) => ({ name, plan, limits, scopes })),
       [
-        { name: 'Acme production', plan: 'free', limits: { perMinute: 60, perDay: 1000 }, scopes: ['pets:read', 'pets:write'] },
-        { name: 'Scraper', plan: 'enterprise', limits: { perMinute: 1, perDay: 100 }, scopes: ['pets:read', 'pets:write'] },
-        { name: null, plan: 'pro', limits: { perMinute: 300, perDay: 10000 }, scopes: ['pets:read', 'pets:write'] }
+        {
+          name: 'Acme production',
+          plan: 'free',
+          limits: { perMinute: 60, perDay: 1000, perMonth: null },
+          scopes: ['pets:read', 'pets:write']
+        },
+        { name: 'Scraper', plan: 'enterprise', limits: { perMinute: 1, perDay: 100, perMonth: null }, scopes: ['pets:read', 'pets:write'] },
+        { name: null, plan: 'pro', limits: { perMinute: 300, perDay: 10000, perMonth: null }, scopes: ['pets:read', 'pets:write'] }
       ]
     )
     assertOwnCustomers(keys)

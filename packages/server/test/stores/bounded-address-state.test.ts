@@ -22,7 +22,7 @@ const NEXT_DAY = Date.parse('2026-06-16T00:00:05Z')
 
 const request = (subject: string, now = T0): ConsumeRequest => ({
   subject,
-  limits: { perMinute: 60, perDay: 1000 },
+  limits: { perMinute: 60, perDay: 1000, perMonth: null },
   now,
   banThreshold: subject.startsWith('key:') ? 60 : null,
   banMs: 900_000

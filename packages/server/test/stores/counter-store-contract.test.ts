@@ -18,6 +18,7 @@ import { defer, freePort, tempDir } from '../helpers/temp.ts'
 
 const T0 = Date.parse('2026-06-15T12:00:10Z')
 const MINUTE = 60_000
+const DAY = 86_400_000
 const BAN_MS = 900_000
 
 interface StoreFactory {
@@ -89,9 +90,9 @@ const FACTORIES: StoreFactory[] = [
   }
 ]
 
-const keyed = (subject: string, now: number, perMinute = 3, perDay = 1000): ConsumeRequest => ({
+const keyed = (subject: string, now: number, perMinute = 3, perDay = 1000, perMonth: number | null = null): ConsumeRequest => ({
   subject,
-  limits: { perMinute, perDay },
+  limits: { perMinute, perDay, perMonth },
   now,
   banThreshold: perMinute,
   banMs: BAN_MS
@@ -112,7 +113,7 @@ for (const factory of FACTORIES) {
     test('takes from both windows while both have room, then refuses and takes nothing', async (t) => {
       const store = await factory.open(t)
       const first = await store.consume(keyed('key:a', T0))
-      assert.deepEqual(first, { outcome: 'allowed', minuteUsed: 1, dayUsed: 1, bannedUntil: null, banStarted: false })
+      assert.deepEqual(first, { outcome: 'allowed', minuteUsed: 1, dayUsed: 1, monthUsed: 0, bannedUntil: null, banStarted: false })
       assert.equal(
         await outcomes(
           store,
@@ -120,9 +121,13 @@ for (const factory of FACTORIES) {
         ),
         'aal'
       )
-      assert.deepEqual(await store.usage('key:a', T0 + 10), { minuteUsed: 3, dayUsed: 3, bannedUntil: null }, 'the refusal took nothing')
+      assert.deepEqual(
+        await store.usage('key:a', T0 + 10),
+        { minuteUsed: 3, dayUsed: 3, monthUsed: 0, bannedUntil: null },
+        'the refusal took nothing'
+      )
       assert.equal(await outcomes(store, [keyed('key:a', T0 + MINUTE)]), 'a', 'a new minute has room again')
-      assert.deepEqual(await store.usage('key:a', T0 + MINUTE), { minuteUsed: 1, dayUsed: 4, bannedUntil: null })
+      assert.deepEqual(await store.usage('key:a', T0 + MINUTE), { minuteUsed: 1, dayUsed: 4, monthUsed: 0, bannedUntil: null })
     })
 
     test('a spent day refuses in every minute until the day ends', async (t) => {
@@ -136,7 +141,67 @@ for (const factory of FACTORIES) {
       )
       const tomorrow = Date.parse('2026-06-16T00:00:00Z')
       assert.equal(await outcomes(store, [keyed('key:d', tomorrow, 10, 2)]), 'a')
-      assert.deepEqual(await store.usage('key:d', tomorrow), { minuteUsed: 1, dayUsed: 1, bannedUntil: null })
+      assert.deepEqual(await store.usage('key:d', tomorrow), { minuteUsed: 1, dayUsed: 1, monthUsed: 0, bannedUntil: null })
+    })
+
+    test('a monthly quota refuses on every day until the month ends, at 00:00 UTC on the 1st', async (t) => {
+      const store = await factory.open(t)
+      const metered = (now: number) => keyed('key:mo', now, 10, 100, 5)
+      assert.equal(
+        await outcomes(
+          store,
+          times(6, (i) => metered(T0 + i * DAY))
+        ),
+        'aaaaal',
+        'five, on five days'
+      )
+      const lastMoment = Date.parse('2026-06-30T23:59:59.999Z')
+      assert.deepEqual(await store.consume(metered(lastMoment)), {
+        outcome: 'limited',
+        minuteUsed: 0,
+        dayUsed: 0,
+        monthUsed: 5,
+        bannedUntil: null,
+        banStarted: false
+      })
+      assert.deepEqual(await store.usage('key:mo', lastMoment), { minuteUsed: 0, dayUsed: 0, monthUsed: 5, bannedUntil: null })
+      const july = Date.parse('2026-07-01T00:00:00.000Z')
+      assert.deepEqual(await store.consume(metered(july)), {
+        outcome: 'allowed',
+        minuteUsed: 1,
+        dayUsed: 1,
+        monthUsed: 1,
+        bannedUntil: null,
+        banStarted: false
+      })
+      assert.deepEqual(await store.usage('key:mo', july), { minuteUsed: 1, dayUsed: 1, monthUsed: 1, bannedUntil: null })
+    })
+
+    test('refusals of a spent month count towards a ban', async (t) => {
+      const store = await factory.open(t)
+      const metered = (i: number) => keyed('key:mb', T0 + i, 3, 100, 2)
+      assert.equal(await outcomes(store, times(6, metered)), 'aalllb', 'two taken, three refusals (the per-minute limit), then a ban')
+      assert.equal((await store.usage('key:mb', T0 + 10)).bannedUntil, T0 + 5 + BAN_MS)
+    })
+
+    test('without a monthly quota the month is not counted; a quota set later counts from then', async (t) => {
+      const store = await factory.open(t)
+      assert.equal(
+        await outcomes(
+          store,
+          times(3, (i) => keyed('key:mq', T0 + i, 10, 100))
+        ),
+        'aaa'
+      )
+      assert.deepEqual(await store.usage('key:mq', T0 + 10), { minuteUsed: 3, dayUsed: 3, monthUsed: 0, bannedUntil: null })
+      assert.equal(
+        await outcomes(
+          store,
+          times(3, (i) => keyed('key:mq', T0 + 20 + i, 10, 100, 2))
+        ),
+        'aal'
+      )
+      assert.deepEqual(await store.usage('key:mq', T0 + 30), { minuteUsed: 5, dayUsed: 5, monthUsed: 2, bannedUntil: null })
     })
 
     test('as many refusals as the per-minute limit, then the next refusal starts a ban that takes nothing', async (t) => {
@@ -149,13 +214,32 @@ for (const factory of FACTORIES) {
         'aaalll'
       )
       const banned = await store.consume(keyed('key:b', T0 + 6))
-      assert.deepEqual(banned, { outcome: 'banned', minuteUsed: 3, dayUsed: 3, bannedUntil: T0 + 6 + BAN_MS, banStarted: true })
+      assert.deepEqual(banned, {
+        outcome: 'banned',
+        minuteUsed: 3,
+        dayUsed: 3,
+        monthUsed: 0,
+        bannedUntil: T0 + 6 + BAN_MS,
+        banStarted: true
+      })
       const during = await store.consume(keyed('key:b', T0 + 5 * MINUTE))
-      assert.deepEqual(during, { outcome: 'banned', minuteUsed: 0, dayUsed: 3, bannedUntil: T0 + 6 + BAN_MS, banStarted: false })
-      assert.deepEqual(await store.usage('key:b', T0 + 5 * MINUTE), { minuteUsed: 0, dayUsed: 3, bannedUntil: T0 + 6 + BAN_MS })
+      assert.deepEqual(during, {
+        outcome: 'banned',
+        minuteUsed: 0,
+        dayUsed: 3,
+        monthUsed: 0,
+        bannedUntil: T0 + 6 + BAN_MS,
+        banStarted: false
+      })
+      assert.deepEqual(await store.usage('key:b', T0 + 5 * MINUTE), {
+        minuteUsed: 0,
+        dayUsed: 3,
+        monthUsed: 0,
+        bannedUntil: T0 + 6 + BAN_MS
+      })
       const after = T0 + 6 + BAN_MS
       assert.equal(await outcomes(store, [keyed('key:b', after)]), 'a', 'the ban ends on time')
-      assert.deepEqual(await store.usage('key:b', after), { minuteUsed: 1, dayUsed: 4, bannedUntil: null })
+      assert.deepEqual(await store.usage('key:b', after), { minuteUsed: 1, dayUsed: 4, monthUsed: 0, bannedUntil: null })
     })
 
     test('refusals count per minute window: a new minute starts the count again', async (t) => {
@@ -186,7 +270,7 @@ for (const factory of FACTORIES) {
       )
       assert.equal((await store.usage('key:u', T0 + 10)).bannedUntil, T0 + 6 + BAN_MS)
       await store.unban('key:u', T0 + 10)
-      assert.deepEqual(await store.usage('key:u', T0 + 10), { minuteUsed: 3, dayUsed: 3, bannedUntil: null })
+      assert.deepEqual(await store.usage('key:u', T0 + 10), { minuteUsed: 3, dayUsed: 3, monthUsed: 0, bannedUntil: null })
       assert.equal(
         await outcomes(
           store,
@@ -238,7 +322,7 @@ for (const factory of FACTORIES) {
         'aaalllllllll'
       )
       assert.equal(await outcomes(store, [keyed('key:other', T0 + 20)]), 'a')
-      assert.deepEqual(await store.usage('ip:192.0.2.2', T0 + 20), { minuteUsed: 0, dayUsed: 0, bannedUntil: null })
+      assert.deepEqual(await store.usage('ip:192.0.2.2', T0 + 20), { minuteUsed: 0, dayUsed: 0, monthUsed: 0, bannedUntil: null })
     })
 
     test('concurrent consumes are atomic: exactly the limit is admitted', async (t) => {
@@ -285,4 +369,37 @@ test('the CLI sees in the SQLite file the bans a serving process keeps in memory
   assert.deepEqual(await cli.bans(T0 + 10), [{ subject: 'key:seen', bannedUntil: T0 + 6 + BAN_MS }])
   await cli.unban('key:seen', T0 + 10)
   assert.deepEqual(await cli.bans(T0 + 10), [])
+})
+
+test('the SQLite file keeps a month of counts over days and restarts', async (t) => {
+  const file = join(tempDir(t), 'counters.db')
+  const june20 = Date.parse('2026-06-20T08:00:00Z')
+  const open = async (clock: ManualClock) => {
+    const storage = new SqliteStorage(file, clock)
+    await storage.migrate()
+    const store = new PersistedCounterStore(() => storage.counters, clock, { maxAddresses: 100, onError: (e) => assert.fail(String(e)) })
+    return { store, close: async () => (await store.close(), storage.close()) }
+  }
+  const clock = new ManualClock(T0)
+  const first = await open(clock)
+  assert.equal(
+    await outcomes(
+      first.store,
+      times(3, (i) => keyed('key:kept', T0 + i, 10, 100, 5))
+    ),
+    'aaa'
+  )
+  // Closed on a later day: the flush prunes rows whose day has ended, but not this month's count.
+  clock.set(june20)
+  await first.close()
+  const second = await open(new ManualClock(june20))
+  defer(t, second.close)
+  assert.deepEqual(await second.store.usage('key:kept', june20), { minuteUsed: 0, dayUsed: 0, monthUsed: 3, bannedUntil: null })
+  assert.equal(
+    await outcomes(
+      second.store,
+      times(3, (i) => keyed('key:kept', june20 + i, 10, 100, 5))
+    ),
+    'aal'
+  )
 })

@@ -38,6 +38,9 @@ const refusedAudit = (): AuditEntry => ({
 const customer = customerRecord
 const key = keyRecord
 
+/** KeyStore.update's audit: the key.update entry alone (the key service adds its customer's). */
+const keyAudit = (_before: ApiKeyRecord, after: ApiKeyRecord): AuditEntry[] => [testAudit('key.update')(after)]
+
 /** What CustomerStore.get answers for `record` with `keys` keys not revoked. */
 const stored = (record: CustomerRecord, keys = 0): CustomerWithKeys => ({ ...record, keys })
 
@@ -293,6 +296,58 @@ for (const { backend, skip } of await suiteBackends()) {
       assert.deepEqual(await storage.customers.get(acme.id), stored({ ...acme, name: 'ACME Inc', plan: 'pro' }, 1))
       assert.equal((await storage.keys.get('key_Acme000000000001'))?.name, null)
       assert.deepEqual(await actionsOn(storage, acme.id), ['customer.update', 'customer.update', 'customer.create'])
+    })
+
+    test('a monthly quota of its own: stored with the numbers, changed, removed; every key of the customer carries it', async (t) => {
+      const { storage, env } = await openStore(t, backend)
+      const db = await rawDatabase(t, env)
+      const quota = 1_000_000_000_000
+      const acme = customer('cus_AcmeCorp00000001', { plan: 'pro', perMinute: 5, perDay: 50, perMonth: quota })
+      await createKeyWithCustomer(storage, 'key_Acme000000000001', acme)
+      await createKeyFor(storage, 'key_Acme000000000002', acme)
+      assert.deepEqual(await storage.customers.get(acme.id), stored(acme, 2))
+      assert.deepEqual((await storage.customers.page({ limit: 10 }))[0], stored(acme, 2))
+      assert.deepEqual(await storage.customers.byCounterIds([acme.counterId]), [stored(acme, 2)])
+      const carried = async () =>
+        Promise.all(['key_Acme000000000001', 'key_Acme000000000002'].map(async (id) => (await storage.keys.get(id))?.perMonth))
+      assert.deepEqual(await carried(), [quota, quota])
+      assert.equal((await storage.keys.findByHash(hashOf('key_Acme000000000002')))?.perMonth, quota, 'the key the API finds by its secret')
+      assert.equal((await storage.keys.page({ customerId: acme.id, now: AT, limit: 1 }))[0]?.perMonth, quota)
+
+      const seen: Array<[number | null, number | null]> = []
+      const audit = (before: CustomerRecord, after: CustomerRecord) => {
+        seen.push([before.perMonth, after.perMonth])
+        return customerAudit('customer.update', { perMonth: { from: before.perMonth, to: after.perMonth } })(after)
+      }
+      assert.equal((await storage.customers.update(acme.id, { perMonth: 5000 }, audit)).outcome, 'updated')
+      assert.deepEqual(await carried(), [5000, 5000])
+      assert.equal((await storage.customers.update(acme.id, { name: 'ACME' }, audit)).outcome, 'updated')
+      assert.equal((await storage.customers.get(acme.id))?.perMonth, 5000, 'a change of name keeps it')
+      // The key store sets the customer's, as it does its numbers.
+      await storage.keys.update('key_Acme000000000002', { perMonth: 7000 }, keyAudit)
+      assert.deepEqual(await carried(), [7000, 7000])
+      assert.equal((await storage.customers.update(acme.id, { perMinute: null, perDay: null, perMonth: null }, audit)).outcome, 'updated')
+      assert.deepEqual(await carried(), [null, null])
+      assert.deepEqual(
+        await storage.customers.get(acme.id),
+        stored({ ...acme, name: 'ACME', perMinute: null, perDay: null, perMonth: null }, 2)
+      )
+      assert.deepEqual(seen, [
+        [quota, 5000],
+        [5000, 5000],
+        [7000, null]
+      ])
+      // The keys' own columns are for the previous release, which knows no month: they hold no quota.
+      assert.deepEqual(await ownColumns(db, acme.id), [
+        ['key_Acme000000000001', 'pro', null, null],
+        ['key_Acme000000000002', 'pro', null, null]
+      ])
+
+      const zero = customer('cus_Zero000000000001', { perMinute: 1, perDay: 1, perMonth: 0 })
+      await assert.rejects(storage.customers.create(zero, customerAudit('customer.create')(zero)), CHECK_FAILED)
+      await assert.rejects(storage.customers.update(acme.id, { perMonth: 0 }, audit), CHECK_FAILED)
+      assert.equal(await storage.customers.get(zero.id), undefined)
+      assert.equal((await storage.customers.get(acme.id))?.perMonth, null)
     })
 
     test('KeyStore.update: a key’s plan and numbers are its customer’s, so every key of the customer gets them', async (t) => {

@@ -92,7 +92,7 @@ for (const { backend, skip } of await suiteBackends()) {
       assert.match(issued.key, /^as_live_[0-9A-Za-z]{43}$/)
       assert.ok(issued.key.startsWith(issued.view.prefix))
       assert.equal(issued.view.name, 'shop')
-      assert.deepEqual(issued.view.limits, { perMinute: 7, perDay: 10_000 })
+      assert.deepEqual(issued.view.limits, { perMinute: 7, perDay: 10_000, perMonth: null })
       assert.equal(issued.view.expiresAt, '2030-01-01T00:00:00.000Z')
       assert.deepEqual(issued.event, {
         action: 'key.create',
@@ -180,7 +180,7 @@ for (const { backend, skip } of await suiteBackends()) {
       clock.advance(1000)
       const moved = await keys.update(id, { plan: 'business', expiresAt: null }, ALICE)
       assert.equal(moved.view.plan, 'business')
-      assert.deepEqual(moved.view.limits, { perMinute: 1000, perDay: 100_000 })
+      assert.deepEqual(moved.view.limits, { perMinute: 1000, perDay: 100_000, perMonth: null })
       assert.equal(moved.view.expiresAt, null)
       assert.deepEqual(moved.event, {
         action: 'key.update',
@@ -199,7 +199,7 @@ for (const { backend, skip } of await suiteBackends()) {
       assert.equal(renamed.event.target.name, 'shop two')
       assert.deepEqual((await keys.update(id, { name: 'shop two' }, ALICE)).event.changes, {}, 'the same value again changes nothing')
       const enterprise = await keys.update(id, { plan: 'enterprise', perMinute: 5000, perDay: 9000 }, ALICE)
-      assert.deepEqual(enterprise.view.limits, { perMinute: 5000, perDay: 9000 })
+      assert.deepEqual(enterprise.view.limits, { perMinute: 5000, perDay: 9000, perMonth: null })
     })
 
     test('rotate: unknown, revoked and bad grace refused; the default grace is a day', async (t) => {

@@ -28,11 +28,12 @@ const customerAudit = (action: AuditAction, changes?: AuditEntry['changes']) => 
 /** KeyStore.update's audit: the key.update entry alone (the key service adds its customer's). */
 const keyUpdateAudit = (_before: ApiKeyRecord, after: ApiKeyRecord): AuditEntry[] => [testAudit('key.update')(after)]
 
-const plan = (id: string, limits: { perMinute: number; perDay: number } | null, name = `Plan ${id}`): PlanRecord => ({
+const plan = (id: string, limits: { perMinute: number; perDay: number; perMonth?: number } | null, name = `Plan ${id}`): PlanRecord => ({
   id,
   name,
   perMinute: limits?.perMinute ?? null,
   perDay: limits?.perDay ?? null,
+  perMonth: limits?.perMonth ?? null,
   createdAt: AT
 })
 
@@ -111,10 +112,10 @@ for (const { backend, skip } of await suiteBackends()) {
       assert.deepEqual(
         plans.map(({ createdAt: _, ...rest }) => rest),
         [
-          { id: 'business', name: 'Business', perMinute: 1000, perDay: 100_000, customers: 0 },
-          { id: 'enterprise', name: 'Enterprise', perMinute: null, perDay: null, customers: 0 },
-          { id: 'free', name: 'Free', perMinute: 60, perDay: 1000, customers: 0 },
-          { id: 'pro', name: 'Pro', perMinute: 300, perDay: 10_000, customers: 0 }
+          { id: 'business', name: 'Business', perMinute: 1000, perDay: 100_000, perMonth: null, customers: 0 },
+          { id: 'enterprise', name: 'Enterprise', perMinute: null, perDay: null, perMonth: null, customers: 0 },
+          { id: 'free', name: 'Free', perMinute: 60, perDay: 1000, perMonth: null, customers: 0 },
+          { id: 'pro', name: 'Pro', perMinute: 300, perDay: 10_000, perMonth: null, customers: 0 }
         ]
       )
       for (const { id, createdAt } of plans) {
@@ -161,7 +162,7 @@ for (const { backend, skip } of await suiteBackends()) {
 
       const renamed = await storage.plans.update('team', { name: 'Team plan' }, audit)
       assert.deepEqual(renamed, { outcome: 'updated', before: team, after: { ...team, name: 'Team plan' } })
-      const limited = await storage.plans.update('team', { limits: { perMinute: 7, perDay: 70 } }, audit)
+      const limited = await storage.plans.update('team', { limits: { perMinute: 7, perDay: 70, perMonth: null } }, audit)
       assert.deepEqual(limited, {
         outcome: 'updated',
         before: { ...team, name: 'Team plan' },
@@ -173,10 +174,10 @@ for (const { backend, skip } of await suiteBackends()) {
       assert.deepEqual(await storage.plans.get('team'), { ...custom, customers: 0 })
       // Nothing to change still answers (and audits): refusing it is the plan service's call.
       assert.deepEqual(await storage.plans.update('team', {}, audit), { outcome: 'updated', before: custom, after: custom })
-      const back = await storage.plans.update('team', { limits: { perMinute: 1, perDay: 2 } }, audit)
+      const back = await storage.plans.update('team', { limits: { perMinute: 1, perDay: 2, perMonth: null } }, audit)
       assert.deepEqual(back, { outcome: 'updated', before: custom, after: { ...custom, perMinute: 1, perDay: 2 } })
       // A seeded plan is a plan like any other.
-      const free = await storage.plans.update('free', { limits: { perMinute: 61, perDay: 1001 } }, audit)
+      const free = await storage.plans.update('free', { limits: { perMinute: 61, perDay: 1001, perMonth: null } }, audit)
       assert.equal(free.outcome === 'updated' && free.after.perMinute, 61)
 
       assert.deepEqual(await storage.plans.update('gold', { name: 'Gold' }, audit), { outcome: 'missing' })
@@ -193,6 +194,37 @@ for (const { backend, skip } of await suiteBackends()) {
           ['plan.create', 'plan', 'Team', {}]
         ]
       )
+    })
+
+    test('a monthly quota: created, set, changed, removed with the limits, and gone when the plan becomes custom', async (t) => {
+      const { storage } = await openStore(t, backend)
+      // The largest quota is past 2^32 and exact both ways (an int8 on PostgreSQL).
+      const metered = plan('metered', { perMinute: 300, perDay: 10_000, perMonth: 1_000_000_000_000 }, 'Metered')
+      assert.equal(await storage.plans.create(metered, planAudit('plan.create')(metered)), true)
+      assert.deepEqual(await storage.plans.get('metered'), { ...metered, customers: 0 })
+      assert.deepEqual(
+        (await storage.plans.list()).find((p) => p.id === 'metered'),
+        { ...metered, customers: 0 }
+      )
+      const audit = (_before: PlanRecord, after: PlanRecord) => planAudit('plan.update')(after)
+      const limits = (perMonth: number | null) => ({ limits: { perMinute: 300, perDay: 10_000, perMonth } })
+
+      const lower = await storage.plans.update('metered', limits(100_000), audit)
+      assert.deepEqual(lower, { outcome: 'updated', before: metered, after: { ...metered, perMonth: 100_000 } })
+      const renamed = await storage.plans.update('metered', { name: 'Metered 2' }, audit)
+      assert.equal(renamed.outcome === 'updated' && renamed.after.perMonth, 100_000, 'a change of name keeps the quota')
+      const none = await storage.plans.update('metered', limits(null), audit)
+      assert.equal(none.outcome === 'updated' && none.after.perMonth, null)
+      await storage.plans.update('metered', limits(5000), audit)
+      const custom = await storage.plans.update('metered', { limits: null }, audit)
+      assert.deepEqual(custom.outcome === 'updated' && custom.after, {
+        ...metered,
+        name: 'Metered 2',
+        perMinute: null,
+        perDay: null,
+        perMonth: null
+      })
+      assert.equal((await storage.plans.get('free'))?.perMonth, null, 'the seeded plans have none')
     })
 
     test('a plan cannot become custom while a customer on it (keys revoked, or none, too) has no numbers of its own; nothing changes', async (t) => {
@@ -215,7 +247,7 @@ for (const { backend, skip } of await suiteBackends()) {
       assert.deepEqual(await auditOf(storage, 'team'), [planAudit('plan.create')(team)])
 
       // Other changes to the plan are not held back by those customers.
-      const limited = await storage.plans.update('team', { limits: { perMinute: 9, perDay: 90 } }, audit)
+      const limited = await storage.plans.update('team', { limits: { perMinute: 9, perDay: 90, perMonth: null } }, audit)
       assert.equal(limited.outcome, 'updated')
 
       // A key's numbers are its customer's: setting the one missing through the key counts.
@@ -345,13 +377,19 @@ for (const { backend, skip } of await suiteBackends()) {
       await assert.rejects(storage.audit.append(badTarget), /CHECK constraint failed|violates check constraint/)
     })
 
-    test('the database refuses a plan with one limit, or a limit below 1', async (t) => {
+    test('the database refuses a plan with one limit, or a limit or a monthly quota below 1', async (t) => {
       const { storage } = await openStore(t, backend)
       const half = { ...plan('half', { perMinute: 5, perDay: 5 }), perDay: null }
       await assert.rejects(storage.plans.create(half, planAudit('plan.create')(half)), /CHECK constraint failed|violates check constraint/)
       const zero = plan('zero', { perMinute: 0, perDay: 5 })
       await assert.rejects(storage.plans.create(zero, planAudit('plan.create')(zero)), /CHECK constraint failed|violates check constraint/)
+      const noMonth = plan('no-month', { perMinute: 5, perDay: 5, perMonth: 0 })
+      await assert.rejects(
+        storage.plans.create(noMonth, planAudit('plan.create')(noMonth)),
+        /CHECK constraint failed|violates check constraint/
+      )
       assert.equal(await storage.plans.get('half'), undefined)
+      assert.equal(await storage.plans.get('no-month'), undefined)
       assert.deepEqual(await auditOf(storage, 'half'), [])
     })
   })

@@ -222,6 +222,8 @@ describe('PostgreSQL storage', { skip }, () => {
       plan: 'enterprise' as const,
       perMinute: 1_000_000,
       perDay: 9_007_199_254,
+      // No customer: nothing to read a monthly quota from.
+      perMonth: null,
       createdAt: 1781524810123,
       expiresAt: 4102444800999,
       revokedAt: null,

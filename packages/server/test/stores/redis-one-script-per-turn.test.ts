@@ -29,14 +29,14 @@ async function openStore(t: TestContext): Promise<{ store: RedisCounterStore; ca
 
 const keyed = (subject: string, perMinute: number, perDay: number, now: number): ConsumeRequest => ({
   subject,
-  limits: { perMinute, perDay },
+  limits: { perMinute, perDay, perMonth: null },
   now,
   banThreshold: perMinute,
   banMs: BAN_MS
 })
 const anonymous = (subject: string, now: number): ConsumeRequest => ({
   subject,
-  limits: { perMinute: 2, perDay: 1000 },
+  limits: { perMinute: 2, perDay: 1000, perMonth: null },
   now,
   banThreshold: null,
   banMs: BAN_MS

@@ -3,9 +3,6 @@ import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { describe, test, type TestContext } from 'node:test'
 import { GRANULARITIES, GRANULARITY_MS, type Granularity } from '@animal-store/contract'
-import { ManualClock } from '../../src/base/clock.ts'
-import { UsageService } from '../../src/domain/usage/service.ts'
-import { keptSince, topKeysSpans } from '../../src/domain/usage/range.ts'
 import { UsageBuffer, type UsageOutcome } from '../../src/domain/usage/recorder.ts'
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations/list.ts'
 import { SqliteUsage } from '../../src/storage/sqlite/usage.ts'
@@ -15,12 +12,10 @@ import { openStorage, openStore, suiteBackends, type Backend } from '../helpers/
 import { tempDir } from '../helpers/temp.ts'
 
 const MINUTE = 60_000
-const HOUR = 3_600_000
-const DAY = 86_400_000
 const NOW = Date.parse('2026-06-15T12:00:10Z')
 /** Every bucket ever: a span that reads all rows of a granularity. */
 const ALL = { from: 0, to: Date.parse('2100-01-01T00:00:00Z') }
-const OUTCOMES: UsageOutcome[] = ['allowed', 'rateLimited', 'banned']
+const OUTCOMES: UsageOutcome[] = ['allowed', 'rateLimited', 'banned', 'quotaExceeded']
 
 /** A buffer whose failed flushes fail the test. */
 function buffer(store: Pick<UsageStore, 'add'>): UsageBuffer {
@@ -38,10 +33,11 @@ function numbers(seed: number): () => number {
 
 /** Rows of one granularity, by `key bucket-start`, for comparing sums. */
 function add(into: Map<string, UsageCounts>, id: string, counts: UsageCounts): void {
-  const held = into.get(id) ?? { allowed: 0, rateLimited: 0, banned: 0 }
+  const held = into.get(id) ?? { allowed: 0, rateLimited: 0, banned: 0, quotaExceeded: 0 }
   held.allowed += counts.allowed
   held.rateLimited += counts.rateLimited
   held.banned += counts.banned
+  held.quotaExceeded += counts.quotaExceeded
   into.set(id, held)
 }
 
@@ -72,7 +68,7 @@ for (const { backend, skip } of await suiteBackends()) {
             for (const outcome of OUTCOMES) {
               const n = next()
               for (let i = 0; i < n; i++) instance.count(keyId, outcome, now + i)
-              add(expected, `${keyId} ${now - (now % MINUTE)}`, { allowed: 0, rateLimited: 0, banned: 0, [outcome]: n })
+              add(expected, `${keyId} ${now - (now % MINUTE)}`, { allowed: 0, rateLimited: 0, banned: 0, quotaExceeded: 0, [outcome]: n })
             }
           }
         }
@@ -80,7 +76,9 @@ for (const { backend, skip } of await suiteBackends()) {
       }
       for (const keyId of ['key_A', 'key_b']) {
         const stored = await keyRows(first.usage, keyId, 'minute')
-        const wanted = [...expected].filter(([id, c]) => id.startsWith(`${keyId} `) && c.allowed + c.rateLimited + c.banned > 0)
+        const wanted = [...expected].filter(
+          ([id, c]) => id.startsWith(`${keyId} `) && c.allowed + c.rateLimited + c.banned + c.quotaExceeded > 0
+        )
         assert.deepEqual(
           stored,
           wanted.map(([id, counts]) => ({ start: Number(id.split(' ')[1]), ...counts }))
@@ -96,7 +94,7 @@ for (const { backend, skip } of await suiteBackends()) {
       )
     })
 
-    test('each hour and day holds the sum of its minutes, the current ones too; totals the sum over keys', async (t) => {
+    test('each hour and day holds the sum of its minutes, every outcome, the current ones too; totals the sum over keys', async (t) => {
       const { storage } = await openStore(t, backend)
       const store = storage.usage
       const next = numbers(11)
@@ -106,8 +104,10 @@ for (const { backend, skip } of await suiteBackends()) {
       for (let batch = 0; batch < 4; batch++) {
         const deltas: UsageDelta[] = []
         for (let minute = 0; minute < 140; minute += 1 + next()) {
-          for (const keyId of keys)
-            deltas.push({ keyId, minuteStart: first + minute * MINUTE, allowed: next(), rateLimited: next(), banned: next() })
+          for (const keyId of keys) {
+            const counts = { allowed: next(), rateLimited: next(), banned: next(), quotaExceeded: next() }
+            deltas.push({ keyId, minuteStart: first + minute * MINUTE, ...counts })
+          }
         }
         deltas.push({ ...deltas[0]! })
         await store.add(deltas)
@@ -141,93 +141,6 @@ for (const { backend, skip } of await suiteBackends()) {
       assert.deepEqual(starts(await keyRows(store, 'key_1', 'day')), ['2026-06-15T00:00:00.000Z', '2026-06-16T00:00:00.000Z'])
     })
 
-    test('top keys: summed over spans, most first, ties by key id bytewise, keys with none left out', async (t) => {
-      const { storage } = await openStore(t, backend)
-      const store = storage.usage
-      const minute = (iso: string) => Date.parse(iso)
-      const delta = (keyId: string, at: string, allowed: number, rateLimited = 0, banned = 0): UsageDelta => ({
-        keyId,
-        minuteStart: minute(at),
-        allowed,
-        rateLimited,
-        banned
-      })
-      await store.add([
-        delta('key_a', '2026-06-13T22:30:00Z', 5),
-        delta('key_a', '2026-06-14T10:00:00Z', 5, 1),
-        delta('key_B', '2026-06-15T01:15:00Z', 10),
-        delta('key_c', '2026-06-14T10:00:00Z', 0, 4, 3),
-        delta('key_d', '2026-06-15T01:16:00Z', 99),
-        delta('key_d', '2026-06-13T22:29:00Z', 99)
-      ])
-      const spans = topKeysSpans({ from: minute('2026-06-13T22:30:00Z'), to: minute('2026-06-15T01:15:30Z') }, NOW)
-      assert.equal(spans.length, 5, 'minutes, hours, a day, hours, minutes')
-      assert.deepEqual(await store.topKeys(spans, 'allowed', 10), [
-        { keyId: 'key_B', allowed: 10, rateLimited: 0, banned: 0 },
-        { keyId: 'key_a', allowed: 10, rateLimited: 1, banned: 0 }
-      ])
-      assert.deepEqual(await store.topKeys(spans, 'refused', 10), [
-        { keyId: 'key_c', allowed: 0, rateLimited: 4, banned: 3 },
-        { keyId: 'key_a', allowed: 10, rateLimited: 1, banned: 0 }
-      ])
-      assert.deepEqual(
-        (await store.topKeys(spans, 'allowed', 1)).map((row) => row.keyId),
-        ['key_B']
-      )
-    })
-
-    test('pruning removes exactly the buckets past retention, in batches; the last use outlives them', async (t) => {
-      const { storage } = await openStore(t, backend)
-      const store = storage.usage
-      const clock = new ManualClock(NOW)
-      const since = Object.fromEntries(GRANULARITIES.map((g) => [g, keptSince(g, NOW)])) as Record<Granularity, number>
-      const one = (keyId: string, minuteStart: number): UsageDelta => ({ keyId, minuteStart, allowed: 1, rateLimited: 0, banned: 0 })
-      await store.add([
-        // Minutes: three past retention, two kept (the oldest kept bucket, and now's).
-        one('key_k', since.minute - 3 * MINUTE),
-        one('key_k', since.minute - 2 * MINUTE),
-        one('key_k', since.minute - MINUTE),
-        one('key_k', since.minute),
-        one('key_k', NOW - (NOW % MINUTE)),
-        // An hour past retention and the oldest kept one; a day past retention and the oldest kept one.
-        one('key_k', since.hour - HOUR),
-        one('key_k', since.hour),
-        one('key_old', since.day - DAY),
-        one('key_old', since.day)
-      ])
-      // One statement deletes at most `limit` key rows and `limit` total rows.
-      assert.equal(await store.prune('minute', since.minute, 1), 2)
-      const service = new UsageService(store, clock, { flush: async () => {}, pruneBatchRows: 2 })
-      clock.advance(20_000) // Still the same minute, hour and day: the same rows are past retention.
-      // Left past retention: minutes 2 + 2 (hour) + 2 (days) = 6, hours 1 + 2 (days) = 3, days 1; each with its total row.
-      assert.equal(await service.prune(), 2 * (6 + 3 + 1))
-      assert.equal(await service.prune(), 0, 'nothing left to prune')
-
-      const kept = async (keyId: string, granularity: Granularity) => starts(await keyRows(store, keyId, granularity))
-      assert.deepEqual(await kept('key_k', 'minute'), ['2026-06-13T12:00:00.000Z', '2026-06-15T12:00:00.000Z'])
-      assert.deepEqual(await kept('key_k', 'hour'), [
-        '2026-03-17T12:00:00.000Z',
-        '2026-06-13T11:00:00.000Z',
-        '2026-06-13T12:00:00.000Z',
-        '2026-06-15T12:00:00.000Z'
-      ])
-      assert.deepEqual(await kept('key_old', 'minute'), [])
-      assert.deepEqual(await kept('key_old', 'hour'), [])
-      assert.deepEqual(await kept('key_old', 'day'), ['2025-05-11T00:00:00.000Z'])
-      assert.deepEqual(starts(await store.totalBuckets({ granularity: 'minute', ...ALL })), [
-        '2026-06-13T12:00:00.000Z',
-        '2026-06-15T12:00:00.000Z'
-      ])
-      assert.deepEqual(starts(await store.totalBuckets({ granularity: 'day', ...ALL }))[0], '2025-05-11T00:00:00.000Z')
-      assert.deepEqual(
-        await store.lastUsed(['key_k', 'key_old']),
-        new Map([
-          ['key_k', NOW - (NOW % MINUTE)],
-          ['key_old', since.day]
-        ])
-      )
-    })
-
     test('a failed flush keeps its counts for the next one, which stores each exactly once', async (t) => {
       const { storage } = await openStore(t, backend)
       const failures: unknown[] = []
@@ -242,6 +155,7 @@ for (const { backend, skip } of await suiteBackends()) {
       const recorder = new UsageBuffer(flaky, { failed: (error) => failures.push(error) })
       recorder.count('key_x', 'allowed', NOW)
       recorder.count('key_x', 'banned', NOW - MINUTE)
+      recorder.count('key_x', 'quotaExceeded', NOW - MINUTE)
       await recorder.flush()
       assert.equal(failures.length, 1, 'the failure was reported, the flush did not reject')
       recorder.count('key_x', 'allowed', NOW + 1)
@@ -250,9 +164,9 @@ for (const { backend, skip } of await suiteBackends()) {
       await recorder.flush()
       const minute = NOW - (NOW % MINUTE)
       assert.deepEqual(await keyRows(storage.usage, 'key_x', 'minute'), [
-        { start: minute - MINUTE, allowed: 0, rateLimited: 0, banned: 1 },
-        { start: minute, allowed: 2, rateLimited: 0, banned: 0 },
-        { start: minute + MINUTE, allowed: 0, rateLimited: 1, banned: 0 }
+        { start: minute - MINUTE, allowed: 0, rateLimited: 0, banned: 1, quotaExceeded: 1 },
+        { start: minute, allowed: 2, rateLimited: 0, banned: 0, quotaExceeded: 0 },
+        { start: minute + MINUTE, allowed: 0, rateLimited: 1, banned: 0, quotaExceeded: 0 }
       ])
       assert.equal(failures.length, 1)
     })
@@ -267,11 +181,11 @@ test('embedded: flushes and prunes commit without fsync and leave the shared con
   db.exec('PRAGMA synchronous = FULL')
   const synchronous = () => (db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous
   const store = new SqliteUsage(db)
-  await store.add([{ keyId: 'key_k', minuteStart: 0, allowed: 1, rateLimited: 0, banned: 0 }])
+  await store.add([{ keyId: 'key_k', minuteStart: 0, allowed: 1, rateLimited: 0, banned: 0, quotaExceeded: 0 }])
   assert.equal(synchronous(), 2, 'FULL again after the flush')
   assert.equal(await store.prune('minute', MINUTE, 10), 2)
   assert.equal(synchronous(), 2, 'FULL again after the prune')
-  await assert.rejects(store.add([{ keyId: 'key_k', minuteStart: 0, allowed: Number.NaN, rateLimited: 0, banned: 0 }]))
+  await assert.rejects(store.add([{ keyId: 'key_k', minuteStart: 0, allowed: Number.NaN, rateLimited: 0, banned: 0, quotaExceeded: 0 }]))
   assert.equal(synchronous(), 2, 'FULL again after a failed flush')
   assert.equal(db.isTransaction, false, 'the failed flush was rolled back')
 })

@@ -30,6 +30,7 @@ describe('usage buffer', () => {
     const first = buffer.flush()
     buffer.count('key_a', 'allowed', NOW)
     buffer.count('key_a', 'banned', NOW)
+    buffer.count('key_a', 'quotaExceeded', NOW)
     const second = buffer.flush()
     const third = buffer.flush()
     assert.equal(second, third, 'calls during a flush share the one queued after it')
@@ -42,8 +43,8 @@ describe('usage buffer', () => {
     await second
     const minute = NOW - (NOW % MINUTE)
     assert.deepEqual(sink.sent, [
-      [{ keyId: 'key_a', minuteStart: minute, allowed: 1, rateLimited: 0, banned: 0 }],
-      [{ keyId: 'key_a', minuteStart: minute, allowed: 1, rateLimited: 0, banned: 1 }]
+      [{ keyId: 'key_a', minuteStart: minute, allowed: 1, rateLimited: 0, banned: 0, quotaExceeded: 0 }],
+      [{ keyId: 'key_a', minuteStart: minute, allowed: 1, rateLimited: 0, banned: 1, quotaExceeded: 1 }]
     ])
     await buffer.flush()
     assert.equal(sink.sent.length, 2, 'a flush with nothing counted sends nothing')
@@ -54,6 +55,7 @@ describe('usage buffer', () => {
     const buffer = new UsageBuffer(sink, { failed: fail })
     buffer.count('key_a', 'allowed', NOW)
     buffer.count('key_a', 'rateLimited', NOW + MINUTE)
+    buffer.count('key_a', 'quotaExceeded', NOW + MINUTE + 1)
     buffer.count('key_a', 'allowed', NOW + 49_999) // Still the first minute.
     buffer.count('key_a', 'banned', NOW - MINUTE)
     buffer.count('key_b', 'allowed', NOW)
@@ -61,7 +63,9 @@ describe('usage buffer', () => {
     sink.releaseNext()
     await flushed
     const minute = NOW - (NOW % MINUTE)
-    const sorted = sink.sent[0]!.map((d) => `${d.keyId} ${d.minuteStart - minute} ${d.allowed}/${d.rateLimited}/${d.banned}`).sort()
-    assert.deepEqual(sorted, ['key_a -60000 0/0/1', 'key_a 0 2/0/0', 'key_a 60000 0/1/0', 'key_b 0 1/0/0'])
+    const sorted = sink.sent[0]!.map(
+      (d) => `${d.keyId} ${d.minuteStart - minute} ${d.allowed}/${d.rateLimited}/${d.banned}/${d.quotaExceeded}`
+    ).sort()
+    assert.deepEqual(sorted, ['key_a -60000 0/0/1/0', 'key_a 0 2/0/0/0', 'key_a 60000 0/1/0/1', 'key_b 0 1/0/0/0'])
   })
 })

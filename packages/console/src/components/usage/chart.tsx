@@ -3,17 +3,10 @@ import { useEffect, useId, useRef } from 'preact/hooks'
 import uPlot from 'uplot'
 import { count } from '../../labels.ts'
 import { useView } from '../../session.ts'
-import { displayTime, isoInZone } from '../../time.ts'
+import { displayTime } from '../../time.ts'
 import { ExportCsv } from '../export-csv.tsx'
-import { followWidth, plotOptions, SERIES, stackedData } from './plot.ts'
-
-type Outcome = (typeof SERIES)[number]['field']
-
-function totalsOf(buckets: readonly UsageBucket[]): Record<Outcome, number> {
-  const totals = { allowed: 0, rateLimited: 0, banned: 0 }
-  for (const bucket of buckets) for (const { field } of SERIES) totals[field] += bucket[field]
-  return totals
-}
+import { followWidth, plotOptions, stackedData } from './plot.ts'
+import { hasRequests, SERIES, totalsOf, usageCsv } from './series.ts'
 
 interface UsageChartProps {
   /** The chart's accessible name: "Usage of NAME". */
@@ -47,7 +40,7 @@ export function UsageChart({ title, buckets, granularity, rangeLabel, exportName
     }
   }, [buckets, granularity, zone])
 
-  const used = (buckets ?? []).filter((bucket) => bucket.allowed + bucket.rateLimited + bucket.banned > 0)
+  const used = (buckets ?? []).filter(hasRequests)
   return (
     <figure class="chart">
       <div ref={plotElement} class="plot" role="img" aria-label={title} aria-describedby={legendId} aria-busy={buckets === undefined} />
@@ -99,13 +92,7 @@ export function UsageChart({ title, buckets, granularity, rangeLabel, exportName
             </tr>
           </tfoot>
         </table>
-        <ExportCsv
-          name={exportName}
-          load={async (zoneNow) => ({
-            header: ['Start', ...SERIES.map(({ label }) => label)],
-            rows: (buckets ?? []).map((bucket) => [isoInZone(bucket.start, zoneNow), ...SERIES.map(({ field }) => bucket[field])])
-          })}
-        />
+        <ExportCsv name={exportName} load={async (zoneNow) => usageCsv(buckets ?? [], zoneNow)} />
       </details>
     </figure>
   )

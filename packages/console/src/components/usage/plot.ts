@@ -1,17 +1,11 @@
 // The uPlot side of the usage chart: options and data. Outcomes are stacked (allowed at the
-// bottom, rate limited, then banned on top), so one glance shows a bucket's traffic and how much
-// of it was refused.
+// bottom, rate limited, banned, then quota exceeded on top), so one glance shows a bucket's
+// traffic and how much of it was refused.
 import type { Granularity, UsageBucket } from '@animal-store/contract'
 import uPlot from 'uplot'
 import { count } from '../../labels.ts'
 import { isoInZone, type Zone } from '../../time.ts'
-
-/** One series per outcome, coloured by the CSS custom properties the legend's swatches use too. */
-export const SERIES = [
-  { field: 'allowed', label: 'Allowed', color: '--allowed' },
-  { field: 'rateLimited', label: 'Rate limited', color: '--rate-limited' },
-  { field: 'banned', label: 'Banned', color: '--banned' }
-] as const
+import { SERIES } from './series.ts'
 
 const HEIGHT = 260
 const STEP_SECONDS: Record<Granularity, number> = { minute: 60, hour: 3600, day: 86_400 }

@@ -37,7 +37,7 @@ export const createCustomer = operation({
   errors: [...BODY_ERRORS, 'customer_exists'],
   examples: {
     body: { name: EXAMPLE_CUSTOMER.name, plan: 'pro', externalId: EXAMPLE_CUSTOMER.externalId },
-    success: { ...EXAMPLE_CUSTOMER, keys: 0, usage: { minute: 0, day: 0 } }
+    success: { ...EXAMPLE_CUSTOMER, keys: 0, usage: { minute: 0, day: 0, month: 0 } }
   }
 })
 
@@ -62,7 +62,7 @@ export const updateCustomer = operation({
   path: '/customers/{id}',
   summary: 'Change a customer',
   description:
-    "Changes the name, external id, plan or own limits (`limits: null`: the plan's); every key of the customer runs under them on every instance within 5 seconds, counts kept.",
+    "Changes the name, external id, plan or own limits (`limits: null`: the plan's); every key of the customer runs under them on every instance within 5 seconds, counts kept. Own limits carry the customer's own monthly quota (`perMonth`; none when left out), a customer without them has its plan's.",
   tag: 'Customers',
   role: 'admin',
   params: CustomerIdParams,
@@ -72,8 +72,8 @@ export const updateCustomer = operation({
   errors: [...BODY_ERRORS, 'not_found', 'customer_exists'],
   examples: {
     parameters: CUSTOMER_ID,
-    body: { plan: 'business' },
-    success: { ...EXAMPLE_CUSTOMER, plan: 'business', limits: { perMinute: 1000, perDay: 100000 } }
+    body: { limits: { perMinute: 500, perDay: 20000, perMonth: 400000 } },
+    success: { ...EXAMPLE_CUSTOMER, limits: { perMinute: 500, perDay: 20000, perMonth: 400000 }, ownLimits: true }
   }
 })
 

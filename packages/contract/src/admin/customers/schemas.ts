@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox'
 import { DOCUMENTED_ONLY } from '../../json-schema.ts'
 import { CUSTOMER_ID_PATTERN, KEY_NAME_MAX_LENGTH, KeyLimits } from '../keys/schemas.ts'
 import { AdminPageLimit, PageCursor } from '../paging.ts'
-import { MAX_PLAN_LIMIT, PlanId, PlanLimits } from '../plans/schemas.ts'
+import { MAX_MONTHLY_QUOTA, MAX_PLAN_LIMIT, PlanId, PlanLimits } from '../plans/schemas.ts'
 import { Count, NullableTimestamp, Timestamp } from '../time.ts'
 
 export const CUSTOMER_NAME_MAX_LENGTH = KEY_NAME_MAX_LENGTH
@@ -37,7 +37,11 @@ export const Customer = Type.Object(
     createdAt: Timestamp('When the customer was created'),
     bannedUntil: NullableTimestamp("When the ban of all the customer's keys ends; null: not banned"),
     usage: Type.Object(
-      { minute: Count('Requests taken in the current UTC minute'), day: Count('Requests taken in the current UTC day') },
+      {
+        minute: Count('Requests taken in the current UTC minute'),
+        day: Count('Requests taken in the current UTC day'),
+        month: Count('Requests taken in the current UTC calendar month (0 without a monthly quota: the month is not counted)')
+      },
       { additionalProperties: false, description: "Requests taken in the current windows, by all the customer's keys" }
     )
   },
@@ -47,14 +51,20 @@ export type Customer = Static<typeof Customer>
 
 export const Customers = Type.Array(Customer, { maxItems: 100, description: 'A page of customers, newest first, with no envelope' })
 
-/** `limits` as a request gives them: `perMonth` may be left out (no monthly quota). */
+const OWN_LIMITS_RULE = `must be {perMinute, perDay[, perMonth]} with whole numbers from 1 to ${MAX_PLAN_LIMIT} (perMonth up to ${MAX_MONTHLY_QUOTA}, or null for no monthly quota)`
+
+/** `limits` as a request gives them: `perMonth` may be left out or null (no monthly quota, not the plan's). */
 const OwnLimits = Type.Object(
   {
     perMinute: PlanLimits.properties.perMinute,
     perDay: PlanLimits.properties.perDay,
     perMonth: Type.Optional(PlanLimits.properties.perMonth)
   },
-  { additionalProperties: false, description: "The customer's own numbers, instead of its plan's" }
+  {
+    additionalProperties: false,
+    description: "The customer's own numbers, instead of its plan's, and its own monthly quota (none when left out or null)",
+    'x-rule': OWN_LIMITS_RULE
+  }
 )
 
 export const NewCustomer = Type.Object(
@@ -81,7 +91,7 @@ export const CustomerPatch = Type.Object(
     limits: Type.Optional(
       Type.Union([OwnLimits, Type.Null()], {
         description: "The customer's own numbers; null: its plan's",
-        'x-rule': `must be {perMinute, perDay} with whole numbers from 1 to ${MAX_PLAN_LIMIT}, or null for the plan's`
+        'x-rule': `${OWN_LIMITS_RULE}, or null for the plan's`
       })
     )
   },

@@ -40,7 +40,7 @@ export const createKey = operation({
   errors: BODY_ERRORS,
   examples: {
     body: { plan: 'pro', name: 'Acme production' },
-    success: { ...EXAMPLE_KEY, usage: { minute: 0, day: 0 }, lastUsedAt: null, key: EXAMPLE_SECRET }
+    success: { ...EXAMPLE_KEY, usage: { minute: 0, day: 0, month: 0 }, lastUsedAt: null, key: EXAMPLE_SECRET }
   }
 })
 
@@ -75,7 +75,7 @@ export const updateKey = operation({
   examples: {
     parameters: KEY_ID,
     body: { plan: 'business' },
-    success: { ...EXAMPLE_KEY, plan: 'business', limits: { perMinute: 1000, perDay: 100000 } }
+    success: { ...EXAMPLE_KEY, plan: 'business', limits: { perMinute: 1000, perDay: 100000, perMonth: null } }
   }
 })
 

@@ -36,7 +36,10 @@ const KeyName = (description: string) =>
 export const KeyLimits = Type.Object(
   {
     perMinute: Limit('Requests allowed per UTC minute'),
-    perDay: Limit('Requests allowed per UTC day')
+    perDay: Limit('Requests allowed per UTC day'),
+    perMonth: Type.Union([Limit('Requests allowed per UTC calendar month'), Type.Null()], {
+      description: 'Requests allowed per UTC calendar month; null: no monthly quota'
+    })
   },
   {
     additionalProperties: false,
@@ -68,7 +71,11 @@ export const Key = Type.Object(
     previousSecretExpiresAt: NullableTimestamp('When the secret replaced by the latest rotation stops working, while it still works'),
     bannedUntil: NullableTimestamp("When the temporary ban of the key's customer ends; null: not banned"),
     usage: Type.Object(
-      { minute: Count('Requests taken in the current UTC minute'), day: Count('Requests taken in the current UTC day') },
+      {
+        minute: Count('Requests taken in the current UTC minute'),
+        day: Count('Requests taken in the current UTC day'),
+        month: Count('Requests taken in the current UTC calendar month (0 without a monthly quota: the month is not counted)')
+      },
       { additionalProperties: false, description: "Requests taken in the current windows by all the customer's keys" }
     ),
     lastUsedAt: NullableTimestamp('The start of the last UTC minute in which the key was used; null: never')

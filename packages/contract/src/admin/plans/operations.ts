@@ -35,7 +35,7 @@ export const createPlan = operation({
   success: { status: 201, description: 'The plan', schema: Plan, headers: [] },
   errors: [...BODY_ERRORS, 'plan_exists'],
   examples: {
-    body: { id: EXAMPLE_PLAN.id, name: EXAMPLE_PLAN.name, limits: { perMinute: 120, perDay: 5000 } },
+    body: { id: EXAMPLE_PLAN.id, name: EXAMPLE_PLAN.name, limits: { perMinute: 120, perDay: 5000, perMonth: null } },
     success: { ...EXAMPLE_PLAN, customers: 0 }
   }
 })
@@ -46,7 +46,7 @@ export const updatePlan = operation({
   path: '/plans/{id}',
   summary: 'Change a plan',
   description:
-    'Changes the name or the limits of a plan; every customer on it runs under the new limits on every instance within 5 seconds, with the counts already taken in the current windows kept.',
+    'Changes the name or the limits of a plan, its monthly quota included (`perMonth`; none when left out or null); every customer on it without limits of its own runs under the new limits on every instance within 5 seconds, with the counts already taken in the current windows kept.',
   tag: 'Plans',
   role: 'admin',
   params: PlanIdParams,
@@ -56,8 +56,8 @@ export const updatePlan = operation({
   errors: [...BODY_ERRORS, 'not_found'],
   examples: {
     parameters: PLAN_ID,
-    body: { limits: { perMinute: 150, perDay: 6000 } },
-    success: { ...EXAMPLE_PLAN, limits: { perMinute: 150, perDay: 6000, perMonth: null } }
+    body: { limits: { perMinute: 150, perDay: 6000, perMonth: 200000 } },
+    success: { ...EXAMPLE_PLAN, limits: { perMinute: 150, perDay: 6000, perMonth: 200000 } }
   }
 })
 

@@ -6,10 +6,13 @@ export const PLAN_ID_PATTERN = '^[a-z][a-z0-9-]{0,31}$'
 export const PLAN_NAME_MAX_LENGTH = 100
 /** The largest number a plan's per-minute or per-day limit may hold. */
 export const MAX_PLAN_LIMIT = 1_000_000_000
+/** The largest monthly quota. */
+export const MAX_MONTHLY_QUOTA = 1_000_000_000_000
 
 const PLAN_ID_RULE = 'must be 1 to 32 lower-case letters, digits and hyphens, starting with a letter'
 const PLAN_NAME_RULE = `must be 1 to ${PLAN_NAME_MAX_LENGTH} characters with no control characters`
 const LIMIT_RULE = `must be a whole number from 1 to ${MAX_PLAN_LIMIT}`
+const MONTHLY_RULE = `must be a whole number from 1 to ${MAX_MONTHLY_QUOTA}, or null for no monthly quota`
 
 /** A plan's id where a request names one: a key's plan, a filter. Unknown ids are refused by the service, not the schema. */
 export const PlanId = (description: string) => Type.String({ pattern: PLAN_ID_PATTERN, maxLength: 32, description, 'x-rule': PLAN_ID_RULE })
@@ -30,9 +33,9 @@ export const PlanLimits = Type.Object(
   {
     perMinute: PlanLimit('Requests allowed per UTC minute'),
     perDay: PlanLimit('Requests allowed per UTC day'),
-    perMonth: Type.Null({
-      description: 'Requests allowed per UTC calendar month; null: no monthly quota (the only value this release takes)',
-      'x-rule': 'must be null: monthly quotas are not available in this release'
+    perMonth: Type.Union([Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_MONTHLY_QUOTA }), Type.Null()], {
+      description: 'Requests allowed per UTC calendar month (from 00:00 UTC on the 1st); null: no monthly quota',
+      'x-rule': MONTHLY_RULE
     })
   },
   { additionalProperties: false, description: "The plan's limits, shared by every customer on it" }
@@ -46,13 +49,13 @@ const PlanLimitsInput = Type.Object(
     perDay: PlanLimits.properties.perDay,
     perMonth: Type.Optional(PlanLimits.properties.perMonth)
   },
-  { additionalProperties: false, description: 'The limits: perMinute and perDay; perMonth null or left out (no monthly quota)' }
+  { additionalProperties: false, description: 'The limits: perMinute and perDay; perMonth a monthly quota, or null or left out for none' }
 )
 
 function CustomOrLimits<Limits extends typeof PlanLimits | typeof PlanLimitsInput>(limits: Limits) {
   return Type.Union([limits, Type.Null()], {
     description: 'The limits every customer on the plan shares; null: a custom plan, whose customers each carry their own',
-    'x-rule': `must be {perMinute, perDay} with whole numbers from 1 to ${MAX_PLAN_LIMIT} (perMonth only null: monthly quotas are not available in this release), or null for a custom plan`
+    'x-rule': `must be {perMinute, perDay[, perMonth]} with whole numbers from 1 to ${MAX_PLAN_LIMIT} (perMonth up to ${MAX_MONTHLY_QUOTA}, or null), or null for a custom plan`
   })
 }
 

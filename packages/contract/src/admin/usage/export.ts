@@ -69,7 +69,7 @@ export const UsageCloudEvent = Type.Object(
         allowed: Count('Requests allowed'),
         rateLimited: Count('Requests refused 429 rate_limited'),
         banned: Count('Requests refused 429 api_key_banned'),
-        quotaExceeded: Count('Requests refused 429 quota_exceeded (0 until monthly quotas exist)')
+        quotaExceeded: Count('Requests refused 429 quota_exceeded: the monthly quota was spent')
       },
       { additionalProperties: false }
     )

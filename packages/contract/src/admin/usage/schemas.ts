@@ -24,7 +24,8 @@ export const UsageBucket = Type.Object(
     start: Timestamp('The start of the bucket (UTC)'),
     allowed: Count('Requests that passed the rate limiter, whatever the route then answered'),
     rateLimited: Count('Requests refused 429 rate_limited'),
-    banned: Count('Requests refused 429 api_key_banned')
+    banned: Count('Requests refused 429 api_key_banned'),
+    quotaExceeded: Count('Requests refused 429 quota_exceeded: the monthly quota was spent')
   },
   { additionalProperties: false, description: 'Requests by outcome in one bucket of time' }
 )
@@ -64,7 +65,7 @@ export const TopKeysQuery = Type.Object(
     by: Type.Optional(
       Type.Enum(TOP_KEYS_ORDERS, {
         default: 'allowed',
-        description: 'Order by allowed requests, or by refused ones (rate limited and banned together)',
+        description: 'Order by allowed requests, or by refused ones (rate limited, banned and quota exceeded together)',
         'x-rule': `must be one of ${TOP_KEYS_ORDERS.join(', ')}`
       })
     ),
@@ -95,7 +96,8 @@ export const TopKey = Type.Object(
     key: Key,
     allowed: Count('Requests allowed in the range'),
     rateLimited: Count('Requests refused 429 rate_limited in the range'),
-    banned: Count('Requests refused 429 api_key_banned in the range')
+    banned: Count('Requests refused 429 api_key_banned in the range'),
+    quotaExceeded: Count('Requests refused 429 quota_exceeded in the range')
   },
   { additionalProperties: false, description: 'A key and its requests by outcome over the range' }
 )
@@ -108,7 +110,8 @@ export const TopCustomer = Type.Object(
     customer: Customer,
     allowed: TopKey.properties.allowed,
     rateLimited: TopKey.properties.rateLimited,
-    banned: TopKey.properties.banned
+    banned: TopKey.properties.banned,
+    quotaExceeded: TopKey.properties.quotaExceeded
   },
   { additionalProperties: false, description: "A customer and its keys' requests by outcome over the range" }
 )

@@ -1,10 +1,10 @@
 import { compose } from '../../compose.ts'
 import type { Config } from '../../config.ts'
-import { CustomerExistsError, CustomerInputError, CustomerNotFoundError, type CustomerField } from '../../domain/customers/errors.ts'
+import { CustomerExistsError, CustomerInputError, CustomerNotFoundError, type CustomerTerm } from '../../domain/customers/errors.ts'
 import { osUser } from '../os-user.ts'
 import { subcommand } from '../parse-command.ts'
 import { UsageError } from '../usage-error.ts'
-import { COMMANDS, readCommandLine } from './input.ts'
+import { COMMANDS, readCommandLine, withOwnLimits } from './input.ts'
 import { allCustomers, customerText, table } from './table.ts'
 
 export const CUSTOMERS_HELP = `Usage: animal-store customers <command> [options]
@@ -19,38 +19,39 @@ Commands:
          Creates a customer and prints its id. --plan: a plan id (animal-store plans list).
          --external-id: your own id for it (e.g. in billing), unique among customers.
          --per-minute and --per-day: numbers of its own instead of its plan's; required on a custom
-         plan (enterprise).
-  update <id> [--name TEXT] [--plan P] [--external-id X | --no-external-id] [--per-minute N --per-day N | --plan-limits] [--json]
+         plan (enterprise). --per-month: a monthly quota of its own with them; without it, none.
+  update <id> [--name TEXT] [--plan P] [--external-id X | --no-external-id]
+         [--per-minute N --per-day N] [--per-month N | --no-monthly-quota] [--plan-limits] [--json]
          Changes a customer in place; all its keys run under the change on every instance within
          5 seconds, counts already taken and any ban kept. A new --plan drops numbers of its own
-         unless given again. --plan-limits drops them: its plan's numbers apply. --no-external-id
+         (and its monthly quota) unless given again. --plan-limits drops them: its plan's numbers
+         and monthly quota apply. --per-month or --no-monthly-quota alone changes the monthly
+         quota of a customer with numbers of its own; numbers alone keep it. --no-external-id
          removes the external id.
   unban <id>         Lifts the ban of all the customer's keys, if any.
 
-Monthly quotas are not available in this release: --per-month is refused. Every change is in the
-audit log. Bad input, an unknown customer id or an external id in use exits with code 2 and
-changes nothing.
+--per-month N: requests allowed per UTC calendar month, 1 to 1000000000000. A customer with
+numbers of its own has its own monthly quota (or none); one without has its plan's.
+Every change is in the audit log. Bad input, an unknown customer id or an external id in use
+exits with code 2 and changes nothing.
 `
 
-/** The flag (or flags) that set each field the customer service names in its messages. */
-const FLAGS: Record<CustomerField, string> = {
+/** The flag (or words) that set each term the customer service names in its messages, in `command`. */
+const flags = (command: string): Record<CustomerTerm, string> => ({
   name: '--name',
   plan: '--plan',
   externalId: '--external-id',
   limits: '--per-minute and --per-day',
   perMinute: '--per-minute',
   perDay: '--per-day',
-  perMonth: '--per-month'
-}
+  perMonth: '--per-month',
+  // Only update takes the flag: a customer created without --per-month has none.
+  noMonthlyQuota: command === 'update' ? '--no-monthly-quota' : 'left out'
+})
 
 /** The customer service's refusals as usage errors (one line, exit 2), naming flags where it names fields. */
-function asUsageError(error: unknown, externalId: string | undefined): unknown {
-  if (error instanceof CustomerInputError) {
-    const text = error.describe((field) => FLAGS[field])
-    // "--per-month must be null: <why>" reads oddly for a flag that takes a number: say the flag is refused, and why.
-    const why = error.field === 'perMonth' ? text.split(': ').slice(1).join(': ') : ''
-    return new UsageError(why === '' ? text : `--per-month is refused: ${why}`)
-  }
+function asUsageError(error: unknown, command: string, externalId: string | undefined): unknown {
+  if (error instanceof CustomerInputError) return new UsageError(error.describe((term) => flags(command)[term]))
   // Its message names the API's field; the command line knows the flag and the value given.
   if (error instanceof CustomerExistsError && externalId !== undefined)
     return new UsageError(`another customer has --external-id ${JSON.stringify(externalId)}: an external id names one customer`)
@@ -62,7 +63,7 @@ export async function customersCommand(config: Config, argv: string[]): Promise<
   const asked = subcommand('customers', argv, CUSTOMERS_HELP, Object.keys(COMMANDS))
   if (asked === undefined) return
   const { command, rest } = asked
-  const { json, id, externalId, created, changes } = readCommandLine(command, rest)
+  const { json, id, externalId, created, changes, partLimits } = readCommandLine(command, rest)
 
   const services = await compose(config, { role: 'cli' })
   const customers = services.customers
@@ -83,7 +84,7 @@ export async function customersCommand(config: Config, argv: string[]): Promise<
         return
       }
       case 'update': {
-        const { customer } = await customers.update(id, changes!, actor)
+        const { customer } = await customers.update(id, await withOwnLimits(changes!, partLimits, customers, id), actor)
         if (json) print(customer)
         else
           process.stdout.write(`Updated customer ${customer.id} (${customerText(customer)}); every instance applies it within 5 seconds.\n`)
@@ -94,7 +95,7 @@ export async function customersCommand(config: Config, argv: string[]): Promise<
         process.stdout.write(`Lifted any ban on customer ${id} and all its keys; serving instances apply it within a second.\n`)
     }
   } catch (error) {
-    throw asUsageError(error, externalId)
+    throw asUsageError(error, command, externalId)
   } finally {
     await services.close()
   }

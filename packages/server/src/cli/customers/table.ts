@@ -25,6 +25,7 @@ export async function allCustomers(services: Pick<CliServices, 'storage' | 'cust
 /** A customer in one phrase, for the lines `customers create` and `update` print. */
 export const customerText = (c: Customer) =>
   `${c.name}; plan ${c.plan}, ${c.ownLimits ? 'own limits ' : ''}${c.limits.perMinute}/min, ${c.limits.perDay}/day` +
+  (c.limits.perMonth === null ? '' : `, ${c.limits.perMonth}/month`) +
   (c.externalId === null ? '' : `; external id ${c.externalId}`)
 
 /** `customers list` for people: one aligned row per customer. */
@@ -35,9 +36,11 @@ export function table(customers: readonly Customer[]): string {
     c.externalId ?? '-',
     c.plan,
     `${c.limits.perMinute}/min ${c.limits.perDay}/day${c.ownLimits ? ' (own)' : ''}`,
-    `${c.usage.minute}/min ${c.usage.day}/day`,
+    c.limits.perMonth === null ? '-' : String(c.limits.perMonth),
+    // The month is counted only under a monthly quota.
+    `${c.usage.minute}/min ${c.usage.day}/day${c.limits.perMonth === null ? '' : ` ${c.usage.month}/month`}`,
     String(c.keys),
     c.bannedUntil === null ? 'active' : `banned until ${c.bannedUntil}`
   ])
-  return alignedTable(['ID', 'NAME', 'EXTERNAL ID', 'PLAN', 'LIMITS', 'USED', 'KEYS', 'STATE'], rows)
+  return alignedTable(['ID', 'NAME', 'EXTERNAL ID', 'PLAN', 'LIMITS', 'PER MONTH', 'USED', 'KEYS', 'STATE'], rows)
 }

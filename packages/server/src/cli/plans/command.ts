@@ -1,6 +1,6 @@
 import { compose } from '../../compose.ts'
 import type { Config } from '../../config.ts'
-import { PlanExistsError, PlanInputError, PlanInUseError, PlanNotFoundError, type PlanField } from '../../domain/plans/errors.ts'
+import { PlanExistsError, PlanInputError, PlanInUseError, PlanNotFoundError, type PlanTerm } from '../../domain/plans/errors.ts'
 import { osUser } from '../os-user.ts'
 import { subcommand } from '../parse-command.ts'
 import { UsageError } from '../usage-error.ts'
@@ -19,34 +19,32 @@ Commands:
          Creates a plan. <id>: 1 to 32 lower-case letters, digits and hyphens, starting with a letter.
   update <id> [--name TEXT] [--per-minute N] [--per-day N] [--per-month N | --no-monthly-quota] [--custom] [--json]
          Changes a plan in place; every customer on it runs under the new limits on every instance
-         within 5 seconds, counts already taken kept. A plan with limits keeps the one of
-         --per-minute and --per-day not given; --custom drops its limits (refused while keys on it
-         carry no numbers of their own).
+         within 5 seconds, counts already taken kept. A plan with limits keeps those of
+         --per-minute, --per-day and --per-month not given; --no-monthly-quota removes its monthly
+         quota; --custom drops its limits (refused while customers on it carry no numbers of their own).
   delete <id>        Deletes a plan no customer is on.
 
-Monthly quotas are not available in this release: --per-month is refused; a plan has no monthly
-quota (--no-monthly-quota). Every change is in the audit log.
+--per-month N: a monthly quota, the requests allowed per UTC calendar month (1 to 1000000000000),
+shared by the customers on the plan that carry no numbers of their own; without it, none.
+Every change is in the audit log.
 Bad input, an unknown plan id, an id in use, or a plan in use exits with code 2 and changes nothing.
 `
 
-/** The flag (or word) that sets each field the plan service names in its messages. */
-const FLAGS: Record<PlanField, string> = {
+/** The flag (or words) that set each term the plan service names in its messages, in `command`. */
+const flags = (command: string): Record<PlanTerm, string> => ({
   id: 'the plan id',
   name: '--name',
   limits: '--per-minute and --per-day (or --custom)',
   perMinute: '--per-minute',
   perDay: '--per-day',
-  perMonth: '--per-month'
-}
+  perMonth: '--per-month',
+  // Only update takes the flag: a plan created without --per-month has none.
+  noMonthlyQuota: command === 'update' ? '--no-monthly-quota' : 'left out'
+})
 
 /** The plan service's refusals as usage errors (one line, exit 2), naming flags where it names fields. */
-function asUsageError(error: unknown): unknown {
-  if (error instanceof PlanInputError) {
-    const text = error.describe((field) => FLAGS[field])
-    // "--per-month must be null: <why>" reads oddly for a flag that takes a number: say the flag is refused, and why.
-    const why = error.field === 'perMonth' ? text.split(': ').slice(1).join(': ') : ''
-    return new UsageError(why === '' ? text : `--per-month is refused: ${why}`)
-  }
+function asUsageError(error: unknown, command: string): unknown {
+  if (error instanceof PlanInputError) return new UsageError(error.describe((term) => flags(command)[term]))
   if (error instanceof PlanNotFoundError || error instanceof PlanExistsError || error instanceof PlanInUseError)
     return new UsageError(error.message)
   return error
@@ -88,7 +86,7 @@ export async function plansCommand(config: Config, argv: string[]): Promise<void
         process.stdout.write(`Deleted plan ${id}.\n`)
     }
   } catch (error) {
-    throw asUsageError(error)
+    throw asUsageError(error, command)
   } finally {
     await services.close()
   }

@@ -44,27 +44,26 @@ function limitFlags(values: Values): { perMinute?: number; perDay?: number; perM
   }
 }
 
-/** `--per-month N` travels as given, so the plan service's refusal is what the user reads. */
-function limitsInput(perMinute: number, perDay: number, perMonth: number | null | undefined): PlanLimitsInput {
-  return perMonth === undefined ? { perMinute, perDay } : { perMinute, perDay, perMonth }
-}
-
-/** The update `values` ask for; partial limits are completed from the plan as it is (read only then). */
+/**
+ * The update `values` ask for. Limits are set as a whole, so those not given are completed from
+ * the plan as it is (read only then): a plan keeps its monthly quota unless told otherwise.
+ */
 export async function updateInput(plans: PlanService, id: string, values: Values): Promise<UpdatePlanInput> {
   const { perMinute, perDay, perMonth, given } = limitFlags(values)
   const input: UpdatePlanInput = {}
   if (values.name !== undefined) input.name = values.name
   if (values.custom === true) input.limits = null
   else if (given.length > 0) {
-    if (perMinute !== undefined && perDay !== undefined) input.limits = limitsInput(perMinute, perDay, perMonth)
-    else {
-      const { limits } = await plans.get(id)
-      const missing = [perMinute === undefined ? '--per-minute' : [], perDay === undefined ? '--per-day' : []].flat()
-      if (limits === null)
-        throw new UsageError(
-          `plan ${JSON.stringify(id)} is custom (no limits of its own): give it limits with ${missing.join(' and ')} too`
-        )
-      input.limits = limitsInput(perMinute ?? limits.perMinute, perDay ?? limits.perDay, perMonth)
+    const complete = perMinute !== undefined && perDay !== undefined && perMonth !== undefined
+    const current = complete ? undefined : (await plans.get(id)).limits
+    const missing = [perMinute === undefined ? '--per-minute' : [], perDay === undefined ? '--per-day' : []].flat()
+    if (current === null && missing.length > 0)
+      throw new UsageError(`plan ${JSON.stringify(id)} is custom (no limits of its own): give it limits with ${missing.join(' and ')} too`)
+    // `current!` is reached only for a number not given: then the plan was read, and has limits.
+    input.limits = {
+      perMinute: perMinute ?? current!.perMinute,
+      perDay: perDay ?? current!.perDay,
+      perMonth: perMonth === undefined ? (current?.perMonth ?? null) : perMonth
     }
   }
   return input
@@ -89,7 +88,7 @@ export function readCommandLine(
       throw new UsageError(
         'plans create needs --per-minute N and --per-day N, or --custom for a plan whose customers carry their own limits'
       )
-    else created = { name: values.name, limits: limitsInput(perMinute, perDay, perMonth) }
+    else created = { name: values.name, limits: { perMinute, perDay, perMonth: perMonth ?? null } }
   }
   if (command === 'update') {
     limitFlags(values)

@@ -1,12 +1,13 @@
 import type { Plan } from '@animal-store/contract'
 import { alignedTable } from '../text-table.ts'
 
+const monthText = (perMonth: number | null) => (perMonth === null ? 'no monthly quota' : `${perMonth}/month`)
+
 /** A plan's limits in one phrase, for the lines `plans create` and `update` print. */
 export const limitsText = (plan: Plan) =>
   plan.limits === null
     ? 'custom: each customer on it carries its own limits'
-    : // No monthly quota in this release (perMonth is always null).
-      `${plan.limits.perMinute}/min, ${plan.limits.perDay}/day, no monthly quota`
+    : `${plan.limits.perMinute}/min, ${plan.limits.perDay}/day, ${monthText(plan.limits.perMonth)}`
 
 /** `plans list` for people: one aligned row per plan. */
 export function table(plans: readonly Plan[]): string {

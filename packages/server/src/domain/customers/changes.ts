@@ -1,12 +1,12 @@
 import { CUSTOMER_NAME_MAX_LENGTH, EXTERNAL_ID_MAX_LENGTH, MAX_PLAN_LIMIT } from '@animal-store/contract'
 import type { CustomerChanges, CustomerRecord } from '../../storage/customers/types.ts'
-import type { PlanChoice } from '../plans/changes.ts'
+import { monthlyQuota, type PlanChoice } from '../plans/changes.ts'
 import { CustomerInputError, type CustomerField } from './errors.ts'
 
 // The rules for what a caller sets on a customer, in the words of the operator API's JSON bodies.
 
-/** A customer's own numbers as a caller gives them: `perMonth` null or absent (monthly quotas are not available in this release). */
-export interface OwnLimitsInput {
+/** A customer's own numbers as a caller gives them: `perMonth` null or absent for no monthly quota (not its plan's). */
+interface OwnLimitsInput {
   perMinute: number
   perDay: number
   perMonth?: number | null | undefined
@@ -58,13 +58,16 @@ function limit(field: CustomerField, value: unknown): number {
   return value
 }
 
-function ownLimits(value: OwnLimitsInput | null): { perMinute: number | null; perDay: number | null } {
-  if (value === null) return { perMinute: null, perDay: null }
+/** The own numbers `value` asks for, as stored; null asks for the plan's, monthly quota included: none of the customer's is kept. */
+function ownLimits(value: OwnLimitsInput | null): Pick<CustomerRecord, 'perMinute' | 'perDay' | 'perMonth'> {
+  if (value === null) return { perMinute: null, perDay: null, perMonth: null }
   if (typeof value !== 'object')
     throw new CustomerInputError('limits', (t) => `${t('limits')} must be {perMinute, perDay}, or null for the plan's`)
-  if (value.perMonth !== undefined && value.perMonth !== null)
-    throw new CustomerInputError('perMonth', (t) => `${t('perMonth')} must be null: monthly quotas are not available in this release`)
-  return { perMinute: limit('perMinute', value.perMinute), perDay: limit('perDay', value.perDay) }
+  return {
+    perMinute: limit('perMinute', value.perMinute),
+    perDay: limit('perDay', value.perDay),
+    perMonth: monthlyQuota(value.perMonth, (text) => new CustomerInputError('perMonth', text))
+  }
 }
 
 /** A customer on a custom plan (enterprise) needs both numbers of its own. */
@@ -78,7 +81,7 @@ function checkCustom(plans: PlanChoice, customer: Pick<CustomerRecord, 'plan' | 
 export function newCustomerFields(
   input: CreateCustomerInput,
   plans: PlanChoice
-): Pick<CustomerRecord, 'name' | 'plan' | 'externalId' | 'perMinute' | 'perDay'> {
+): Pick<CustomerRecord, 'name' | 'plan' | 'externalId' | 'perMinute' | 'perDay' | 'perMonth'> {
   const fields = {
     name: customerName(input.name),
     plan: plan(input.plan, plans),
@@ -95,7 +98,7 @@ export function customerChanges(customer: CustomerRecord, input: UpdateCustomerI
   if (input.name !== undefined) changes.name = customerName(input.name)
   if (input.externalId !== undefined)
     changes.externalId = input.externalId === null ? null : text('externalId', input.externalId, EXTERNAL_ID_MAX_LENGTH)
-  if (input.plan !== undefined) Object.assign(changes, { plan: plan(input.plan, plans), perMinute: null, perDay: null })
+  if (input.plan !== undefined) Object.assign(changes, { plan: plan(input.plan, plans), perMinute: null, perDay: null, perMonth: null })
   if (input.limits !== undefined) Object.assign(changes, ownLimits(input.limits))
   if (Object.keys(changes).length === 0)
     throw new CustomerInputError(

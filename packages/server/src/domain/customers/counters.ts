@@ -2,6 +2,8 @@
 export interface WindowUsage {
   minuteUsed: number
   dayUsed: number
+  /** Requests taken in the calendar month; counted only for a customer with a monthly quota (else 0). */
+  monthUsed: number
   bannedUntil: number | null
 }
 
@@ -14,4 +16,4 @@ export interface CustomerCounters {
 }
 
 /** Counters never used: what a new customer's view shows, without asking them. */
-export const NO_USAGE: WindowUsage = { minuteUsed: 0, dayUsed: 0, bannedUntil: null }
+export const NO_USAGE: WindowUsage = { minuteUsed: 0, dayUsed: 0, monthUsed: 0, bannedUntil: null }

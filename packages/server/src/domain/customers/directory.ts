@@ -68,7 +68,8 @@ export class CustomerDirectory {
       customer: views[i]!,
       allowed: total.allowed,
       rateLimited: total.rateLimited,
-      banned: total.banned
+      banned: total.banned,
+      quotaExceeded: total.quotaExceeded
     }))
   }
 }

@@ -3,14 +3,17 @@ import { InputError } from '../input-error.ts'
 /** The fields of a customer a caller sets, named as in the operator API's JSON bodies. */
 export type CustomerField = 'name' | 'plan' | 'externalId' | 'limits' | 'perMinute' | 'perDay' | 'perMonth'
 
-/** How a caller names a field in its own words (the CLI: by its flags). */
-export type CustomerTermNamer = (field: CustomerField) => string
+/** What a message names: a field, or `noMonthlyQuota`, the way to ask for none (`perMonth: null`). */
+export type CustomerTerm = CustomerField | 'noMonthlyQuota'
 
-const apiTerm: CustomerTermNamer = (field) =>
-  field === 'perMinute' || field === 'perDay' || field === 'perMonth' ? `limits.${field}` : field
+/** How a caller names a term in its own words (the CLI: by its flags). */
+export type CustomerTermNamer = (term: CustomerTerm) => string
+
+const apiTerm: CustomerTermNamer = (term) =>
+  term === 'noMonthlyQuota' ? 'null' : term === 'perMinute' || term === 'perDay' || term === 'perMonth' ? `limits.${term}` : term
 
 /** Input the customer service refuses, naming the field at fault (null: the input as a whole). */
-export class CustomerInputError extends InputError<CustomerField> {
+export class CustomerInputError extends InputError<CustomerField, CustomerTerm> {
   override name = 'CustomerInputError'
 
   constructor(field: CustomerField | null, text: (term: CustomerTermNamer) => string) {

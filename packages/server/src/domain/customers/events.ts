@@ -6,12 +6,12 @@ export type CustomerAction = 'customer.create' | 'customer.update' | 'customer.u
 
 type Change = { from: string | number | null; to: string | number | null }
 
-type Fields = Partial<Pick<CustomerRecord, 'name' | 'externalId' | 'plan' | 'perMinute' | 'perDay'>>
+type Fields = Partial<Pick<CustomerRecord, 'name' | 'externalId' | 'plan' | 'perMinute' | 'perDay' | 'perMonth'>>
 
 /** Each stored field an update changed, in the operator API's words (null numbers: the plan's); fields absent from both are left out. */
 export function customerFieldChanges(before: Fields, after: Fields): Record<string, Change> {
   const changes: Record<string, Change> = {}
-  for (const field of ['name', 'externalId', 'plan', 'perMinute', 'perDay'] as const)
+  for (const field of ['name', 'externalId', 'plan', 'perMinute', 'perDay', 'perMonth'] as const)
     if (before[field] !== after[field]) changes[field] = { from: before[field] ?? null, to: after[field] ?? null }
   return changes
 }

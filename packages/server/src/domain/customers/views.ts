@@ -12,12 +12,12 @@ export function viewCustomer(customer: CustomerWithKeys, limits: Limits, usage: 
     name: customer.name,
     externalId: customer.externalId,
     plan: customer.plan,
-    limits: { perMinute: limits.perMinute, perDay: limits.perDay },
+    limits: { perMinute: limits.perMinute, perDay: limits.perDay, perMonth: limits.perMonth },
     ownLimits: customer.perMinute !== null || customer.perDay !== null,
     keys: customer.keys,
     createdAt: iso(customer.createdAt)!,
     bannedUntil: iso(usage.bannedUntil),
-    usage: { minute: usage.minuteUsed, day: usage.dayUsed }
+    usage: { minute: usage.minuteUsed, day: usage.dayUsed, month: usage.monthUsed }
   }
 }
 

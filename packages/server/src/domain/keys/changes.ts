@@ -142,7 +142,8 @@ export function newKeyCustomer(
  */
 export function keyChanges(key: ApiKeyRecord, input: UpdateKeyInput, now: number, plans: PlanChoice): KeyChanges {
   const changes: KeyChanges = {}
-  if (input.plan !== undefined) Object.assign(changes, { plan: plan(input.plan, plans), perMinute: null, perDay: null })
+  // The customer's own monthly quota goes with its own numbers.
+  if (input.plan !== undefined) Object.assign(changes, { plan: plan(input.plan, plans), perMinute: null, perDay: null, perMonth: null })
   if (input.perMinute !== undefined) changes.perMinute = limit('perMinute', input.perMinute)
   if (input.perDay !== undefined) changes.perDay = limit('perDay', input.perDay)
   const after = { ...key, ...changes }

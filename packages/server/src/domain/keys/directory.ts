@@ -17,6 +17,7 @@ export interface TopKey {
   allowed: number
   rateLimited: number
   banned: number
+  quotaExceeded: number
 }
 
 /**
@@ -97,7 +98,13 @@ export class KeyDirectory {
       found.map(({ key }) => key),
       now
     )
-    return found.map(({ total }, i) => ({ key: views[i]!, allowed: total.allowed, rateLimited: total.rateLimited, banned: total.banned }))
+    return found.map(({ total }, i) => ({
+      key: views[i]!,
+      allowed: total.allowed,
+      rateLimited: total.rateLimited,
+      banned: total.banned,
+      quotaExceeded: total.quotaExceeded
+    }))
   }
 
   /** The store's filter for a state; undefined when no key can be in it (banned, and none is). */

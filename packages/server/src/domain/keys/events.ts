@@ -15,6 +15,8 @@ export interface KeyFieldChanges {
   name?: FieldChange<string | null>
   perMinute?: FieldChange<number | null>
   perDay?: FieldChange<number | null>
+  /** The customer's own monthly quota; null: none of its own. */
+  perMonth?: FieldChange<number | null>
   expiresAt?: FieldChange<string | null>
   /** Space-separated. */
   scopes?: FieldChange<string>
@@ -43,6 +45,7 @@ export function fieldChanges(before: ApiKeyRecord, after: ApiKeyRecord): KeyFiel
   if (before.name !== after.name) changes.name = { from: before.name, to: after.name }
   if (before.perMinute !== after.perMinute) changes.perMinute = { from: before.perMinute, to: after.perMinute }
   if (before.perDay !== after.perDay) changes.perDay = { from: before.perDay, to: after.perDay }
+  if (before.perMonth !== after.perMonth) changes.perMonth = { from: before.perMonth, to: after.perMonth }
   if (before.expiresAt !== after.expiresAt) changes.expiresAt = { from: iso(before.expiresAt), to: iso(after.expiresAt) }
   const [from, to] = [before.scopes.join(' '), after.scopes.join(' ')]
   if (from !== to) changes.scopes = { from, to }

@@ -10,7 +10,7 @@ import { KeyInputError } from './errors.ts'
 
 /** What a new key runs under (its customer's), and the customer of its own to make with it, if any. */
 export interface KeyOwner {
-  fields: Pick<ApiKeyRecord, 'customerId' | 'counterId' | 'plan' | 'perMinute' | 'perDay'>
+  fields: Pick<ApiKeyRecord, 'customerId' | 'counterId' | 'plan' | 'perMinute' | 'perDay' | 'perMonth'>
   newCustomer: NewCustomer | undefined
 }
 
@@ -30,14 +30,16 @@ export async function keyOwner(
       if (!(error instanceof CustomerNotFoundError)) throw error
       throw new KeyInputError('customerId', (t) => `${t('customerId')} names no customer (got ${JSON.stringify(choice.customerId)})`)
     })
-    const { id: customerId, counterId, plan, perMinute, perDay } = found
-    return { fields: { customerId, counterId, plan, perMinute, perDay }, newCustomer: undefined }
+    const { id: customerId, counterId, plan, perMinute, perDay, perMonth } = found
+    return { fields: { customerId, counterId, plan, perMinute, perDay, perMonth }, newCustomer: undefined }
   }
   const { actor, origin, now } = change
   const customerId = generateCustomerId()
-  const record = { id: customerId, name: key.name || key.id, externalId: null, ...choice, counterId: key.id, createdAt: now }
+  // `keys create --plan` takes no monthly quota: with numbers of its own the customer has none, without them its plan's applies.
+  const own = { ...choice, perMonth: null }
+  const record = { id: customerId, name: key.name || key.id, externalId: null, ...own, counterId: key.id, createdAt: now }
   return {
-    fields: { customerId, counterId: key.id, ...choice },
+    fields: { customerId, counterId: key.id, ...own },
     newCustomer: { record, audit: auditEntry(customerEvent('customer.create', actor, record, now), origin) }
   }
 }

@@ -124,7 +124,7 @@ export class KeyService {
     const after = await this.#store.update(id, changes, (from, to) => {
       event = keyEvent('key.update', actor, to, now, fieldChanges(from, to))
       const entries = [auditEntry(event, origin)]
-      const limitsOf = ({ plan, perMinute, perDay }: ApiKeyRecord) => ({ plan, perMinute, perDay })
+      const limitsOf = ({ plan, perMinute, perDay, perMonth }: ApiKeyRecord) => ({ plan, perMinute, perDay, perMonth })
       const changed = customerFieldChanges(limitsOf(from), limitsOf(to))
       if (owner !== undefined && Object.keys(changed).length > 0)
         entries.push(auditEntry(customerEvent('customer.update', actor, owner, now, changed), origin))

@@ -19,8 +19,8 @@ export interface KeyView {
   previousSecretExpiresAt: string | null
   /** The ban of the key's customer. */
   bannedUntil: string | null
-  /** Requests the key's customer took in the current UTC minute and day (embedded store: up to a second behind). */
-  usage: { minute: number; day: number }
+  /** Requests the key's customer took in the current UTC minute, day and month (embedded store: up to a second behind). */
+  usage: { minute: number; day: number; month: number }
   /** The start of the last UTC minute the key was used in (its usage history); null if never. */
   lastUsedAt: string | null
 }
@@ -44,7 +44,7 @@ export function viewKey(key: ApiKeyRecord, limits: Limits, usage: WindowUsage, n
     revokedAt: iso(key.revokedAt),
     previousSecretExpiresAt: previous !== null && previous >= now ? iso(previous) : null,
     bannedUntil: iso(usage.bannedUntil),
-    usage: { minute: usage.minuteUsed, day: usage.dayUsed },
+    usage: { minute: usage.minuteUsed, day: usage.dayUsed, month: usage.monthUsed },
     lastUsedAt
   }
 }

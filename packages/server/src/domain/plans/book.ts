@@ -13,8 +13,8 @@ class UnknownPlanError extends Error {
   }
 }
 
-/** What a key contributes to its limits: its plan, and its own numbers where it has them. */
-type KeyLimitsSource = { plan: string; perMinute: number | null; perDay: number | null }
+/** What a key contributes to its limits (its customer's): its plan, and its own numbers and monthly quota where it has them. */
+type KeyLimitsSource = { plan: string; perMinute: number | null; perDay: number | null; perMonth: number | null }
 
 /**
  * The plans' limits held in memory, so the hot path finds a key's limits with one map lookup;
@@ -56,8 +56,9 @@ export class PlanBook {
   }
 
   /**
-   * The limits `key` runs under: its own numbers where it has them, else its plan's. Synchronous
-   * when the plan is known; otherwise after reading the plans again.
+   * The limits `key` runs under: its own numbers where it has them, else its plan's. The monthly
+   * quota goes with the numbers: with any number of its own, its own quota (null: none), else
+   * its plan's. Synchronous when the plan is known; otherwise after reading the plans again.
    */
   limitsOf(key: KeyLimitsSource): Maybe<Limits> {
     const known = this.#limitsIfKnown(key)
@@ -73,19 +74,17 @@ export class PlanBook {
     const perDay = key.perDay ?? plan?.perDay
     // A custom plan's key always has both (the key and plan services see to it).
     if (perMinute === undefined || perDay === undefined) throw new Error(`a key on the custom plan ${key.plan} has no limits of its own`)
-    return { perMinute, perDay }
+    return { perMinute, perDay, perMonth: key.perMonth }
   }
 
   #replace(plans: readonly PlanRecord[]): void {
     const next = new Map<string, Limits | null>()
     for (const plan of plans) {
       const previous = this.#limits.get(plan.id)
-      const same = previous?.perMinute === plan.perMinute && previous?.perDay === plan.perDay
-      // Unchanged plans keep their object: the rate-limit policy text is spelled once per pair of limits.
-      next.set(
-        plan.id,
-        plan.perMinute === null || plan.perDay === null ? null : same ? previous : { perMinute: plan.perMinute, perDay: plan.perDay }
-      )
+      const same = previous?.perMinute === plan.perMinute && previous?.perDay === plan.perDay && previous?.perMonth === plan.perMonth
+      // Unchanged plans keep their object: the rate-limit policy text is spelled once per set of limits.
+      const { perMinute, perDay, perMonth } = plan
+      next.set(plan.id, perMinute === null || perDay === null ? null : same ? previous : { perMinute, perDay, perMonth })
     }
     this.#limits = next
   }

@@ -1,10 +1,10 @@
-import { MAX_PLAN_LIMIT, PLAN_NAME_MAX_LENGTH } from '@animal-store/contract'
+import { MAX_MONTHLY_QUOTA, MAX_PLAN_LIMIT, PLAN_NAME_MAX_LENGTH } from '@animal-store/contract'
 import type { PlanChanges, PlanRecord } from '../../storage/plans/types.ts'
 import { PlanInputError, type PlanField } from './errors.ts'
 
 // The rules for what a caller sets on a plan, in the words of the operator API's JSON bodies.
 
-/** Limits as a caller gives them: `perMonth` null or absent (monthly quotas are not available in this release). */
+/** Limits as a caller gives them: `perMonth` null or absent for no monthly quota. */
 export interface PlanLimitsInput {
   perMinute: number
   perDay: number
@@ -58,19 +58,44 @@ function limit(field: PlanField, value: unknown): number {
   return value
 }
 
-function limits(value: PlanLimitsInput | null): { perMinute: number; perDay: number } | null {
+/**
+ * A monthly quota as given: a whole number from 1 to MAX_MONTHLY_QUOTA, or none (null, or left
+ * out); anything else is refused with `refuse`, which is handed the words of the refusal.
+ */
+export function monthlyQuota(
+  value: unknown,
+  refuse: (text: (t: (term: 'perMonth' | 'noMonthlyQuota') => string) => string) => Error
+): number | null {
+  if (value === undefined || value === null) return null
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_MONTHLY_QUOTA)
+    throw refuse(
+      (t) =>
+        `${t('perMonth')} must be a whole number from 1 to ${MAX_MONTHLY_QUOTA} (got ${shown(value)}), or ${t('noMonthlyQuota')} for none`
+    )
+  return value
+}
+
+function limits(value: PlanLimitsInput | null): { perMinute: number; perDay: number; perMonth: number | null } | null {
   if (value === null) return null
   if (typeof value !== 'object')
     throw new PlanInputError('limits', (t) => `${t('limits')} must be {perMinute, perDay}, or null for a custom plan`)
-  if (value.perMonth !== undefined && value.perMonth !== null)
-    throw new PlanInputError('perMonth', (t) => `${t('perMonth')} must be null: monthly quotas are not available in this release`)
-  return { perMinute: limit('perMinute', value.perMinute), perDay: limit('perDay', value.perDay) }
+  return {
+    perMinute: limit('perMinute', value.perMinute),
+    perDay: limit('perDay', value.perDay),
+    perMonth: monthlyQuota(value.perMonth, (text) => new PlanInputError('perMonth', text))
+  }
 }
 
 /** The record of a new plan, checked as a whole. */
 export function newPlanFields(input: CreatePlanInput): Omit<PlanRecord, 'createdAt'> {
   const checked = limits(input.limits)
-  return { id: planId(input.id), name: planName(input.name), perMinute: checked?.perMinute ?? null, perDay: checked?.perDay ?? null }
+  return {
+    id: planId(input.id),
+    name: planName(input.name),
+    perMinute: checked?.perMinute ?? null,
+    perDay: checked?.perDay ?? null,
+    perMonth: checked?.perMonth ?? null
+  }
 }
 
 /** The changes `input` asks for, checked before anything is written. */

@@ -3,13 +3,17 @@ import { InputError } from '../input-error.ts'
 /** The fields of a plan a caller sets, named as in the operator API's JSON bodies. */
 export type PlanField = 'id' | 'name' | 'limits' | 'perMinute' | 'perDay' | 'perMonth'
 
-/** How a caller names a field in its own words (the CLI: by its flags). */
-export type PlanTermNamer = (field: PlanField) => string
+/** What a message names: a field, or `noMonthlyQuota`, the way to ask for none (`perMonth: null`). */
+export type PlanTerm = PlanField | 'noMonthlyQuota'
 
-const apiTerm: PlanTermNamer = (field) => (field === 'perMinute' || field === 'perDay' || field === 'perMonth' ? `limits.${field}` : field)
+/** How a caller names a term in its own words (the CLI: by its flags). */
+export type PlanTermNamer = (term: PlanTerm) => string
+
+const apiTerm: PlanTermNamer = (term) =>
+  term === 'noMonthlyQuota' ? 'null' : term === 'perMinute' || term === 'perDay' || term === 'perMonth' ? `limits.${term}` : term
 
 /** Input the plan service refuses, naming the field at fault (null: the input as a whole). */
-export class PlanInputError extends InputError<PlanField> {
+export class PlanInputError extends InputError<PlanField, PlanTerm> {
   override name = 'PlanInputError'
 
   constructor(field: PlanField | null, text: (term: PlanTermNamer) => string) {

@@ -12,7 +12,8 @@ const iso = (ms: number) => new Date(ms).toISOString()
 
 /** A plan as the operator API answers it. */
 function viewPlan(plan: PlanRecord, customers: number): Plan {
-  const limits = plan.perMinute === null || plan.perDay === null ? null : { perMinute: plan.perMinute, perDay: plan.perDay, perMonth: null }
+  const limits =
+    plan.perMinute === null || plan.perDay === null ? null : { perMinute: plan.perMinute, perDay: plan.perDay, perMonth: plan.perMonth }
   return { id: plan.id, name: plan.name, limits, customers, createdAt: iso(plan.createdAt) }
 }
 
@@ -24,6 +25,7 @@ function fieldChanges(before: PlanRecord, after: PlanRecord): Record<string, { f
   if (before.name !== after.name) changes.name = { from: before.name, to: after.name }
   if (before.perMinute !== after.perMinute) changes.perMinute = { from: before.perMinute, to: after.perMinute }
   if (before.perDay !== after.perDay) changes.perDay = { from: before.perDay, to: after.perDay }
+  if (before.perMonth !== after.perMonth) changes.perMonth = { from: before.perMonth, to: after.perMonth }
   return changes
 }
 

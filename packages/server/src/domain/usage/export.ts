@@ -47,7 +47,7 @@ function line(period: CustomerPeriod, granularity: 'hour' | 'day', format: 'clou
     const payload = { stripe_customer_id: period.externalId, value: String(period.allowed) }
     return JSON.stringify({ event_name: STRIPE_EVENT_NAME, timestamp: end / 1000, identifier: id, payload })
   }
-  const { customerId, externalId, plan, allowed, rateLimited, banned } = period
+  const { customerId, externalId, plan, allowed, rateLimited, banned, quotaExceeded } = period
   return JSON.stringify({
     specversion: '1.0',
     type: CLOUDEVENT_TYPE,
@@ -56,8 +56,7 @@ function line(period: CustomerPeriod, granularity: 'hour' | 'day', format: 'clou
     subject: externalId ?? customerId,
     time: iso(end),
     datacontenttype: 'application/json',
-    // quotaExceeded: no monthly quota refuses anything in this release.
-    data: { customerId, externalId, plan, from: iso(period.start), to: iso(end), allowed, rateLimited, banned, quotaExceeded: 0 }
+    data: { customerId, externalId, plan, from: iso(period.start), to: iso(end), allowed, rateLimited, banned, quotaExceeded }
   })
 }
 

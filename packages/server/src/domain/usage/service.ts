@@ -9,7 +9,7 @@ import { keptSince, topKeysSpans, usageRange, UsageQueryError, type UsageRange, 
 export interface TopKeysInput {
   from?: number | undefined
   to?: number | undefined
-  /** `allowed` (the default) or `refused` (rate limited and banned together). */
+  /** `allowed` (the default) or `refused` (rate limited, banned and quota exceeded together). */
   by?: TopKeysOrder | undefined
   /** 1 to 100; 10 by default. */
   limit?: number | undefined
@@ -33,7 +33,8 @@ function zeroFilled(range: UsageRange, rows: readonly UsageRow[]): UsageBucket[]
       start: new Date(start).toISOString(),
       allowed: row?.allowed ?? 0,
       rateLimited: row?.rateLimited ?? 0,
-      banned: row?.banned ?? 0
+      banned: row?.banned ?? 0,
+      quotaExceeded: row?.quotaExceeded ?? 0
     }
   }
   return buckets

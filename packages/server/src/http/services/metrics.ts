@@ -2,7 +2,7 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
 import type { Clock } from '../../base/clock.ts'
 import type { WindowName } from '../../domain/rate-limits/policy.ts'
 import type { FallbackEvents } from '../../limits/types.ts'
-import type { RateLimitObserver } from '../../limits/rate-limiter.ts'
+import type { RateLimitObserver, RefusalCode } from '../../limits/rate-limiter.ts'
 import { TwoKeyMap } from '../../base/two-key-map.ts'
 import { LatencyHistogram, type LatencySeries } from './latency-histogram.ts'
 
@@ -121,7 +121,7 @@ export class Metrics implements RateLimitObserver {
     this.#allowedCounts.add(plan)
   }
 
-  refused(plan: string, outcome: 'rate_limited' | 'banned', window: WindowName | 'none'): void {
+  refused(plan: string, outcome: RefusalCode, window: WindowName | 'none'): void {
     this.#rateLimitDecisions.inc({ plan, outcome, window })
   }
 

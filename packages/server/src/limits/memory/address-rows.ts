@@ -111,8 +111,8 @@ export class AddressRows implements RowTable {
   /** The row in `slot` as an object of its own, for callers that keep it. */
   copy(slot: number): CounterRow {
     const view = this.at(slot)
-    const { subject, minuteStart, minuteUsed, refusals, dayStart, dayUsed, bannedUntil } = view
-    return { subject, minuteStart, minuteUsed, refusals, dayStart, dayUsed, bannedUntil }
+    const { subject, minuteStart, minuteUsed, refusals, dayStart, dayUsed, monthStart, monthUsed, bannedUntil } = view
+    return { subject, minuteStart, minuteUsed, refusals, dayStart, dayUsed, monthStart, monthUsed, bannedUntil }
   }
 
   /** Records the slot as changed, once until the next `takeChanges`. */

@@ -1,4 +1,6 @@
+import { monthAt } from '../../domain/rate-limits/month.ts'
 import { DAY_MS, MINUTE_MS, windowStart } from '../../domain/rate-limits/policy.ts'
+import { clearRow, enterWindows, resultOf, usageAt } from './row-windows.ts'
 import type { CounterRow } from '../../storage/counter-file-types.ts'
 import {
   ADDRESS_PREFIX,
@@ -13,16 +15,6 @@ import { AddressRows } from './address-rows.ts'
 import { KeyRows } from './key-rows.ts'
 import type { CounterChanges, HeldRow } from './row-table.ts'
 import { joined } from './typed-lists.ts'
-
-/** What a stored row means at `now`: counts of windows that have ended are zero, an ended ban is none. */
-export function usageAt(row: CounterRow | undefined, now: number): SubjectUsage {
-  if (row === undefined) return { minuteUsed: 0, dayUsed: 0, bannedUntil: null }
-  return {
-    minuteUsed: row.minuteStart === windowStart(now, MINUTE_MS) ? row.minuteUsed : 0,
-    dayUsed: row.dayStart === windowStart(now, DAY_MS) ? row.dayUsed : 0,
-    bannedUntil: row.bannedUntil !== null && row.bannedUntil > now ? row.bannedUntil : null
-  }
-}
 
 export interface MemoryCounterOptions {
   /** The most client addresses kept (RATE_LIMIT_MAX_ADDRESSES); past it the least recently seen is forgotten. */
@@ -66,57 +58,39 @@ export class MemoryCounterStore implements CounterStore {
   }
 
   /** The subject's row, created or moved to the most recently seen end. */
-  #touch(subject: string, minuteStart: number, dayStart: number): HeldRow {
+  #touch(subject: string, now: number): HeldRow {
     if (subject.startsWith(ADDRESS_PREFIX)) {
       const seen = this.#addresses.see(subject)
       if (seen !== -1) return this.#addresses.at(seen)
       const row = this.#addresses.at(this.#addresses.add(subject))
-      row.minuteStart = minuteStart
-      row.minuteUsed = 0
-      row.refusals = 0
-      row.dayStart = dayStart
-      row.dayUsed = 0
-      row.bannedUntil = null
+      clearRow(row, now)
       return row
     }
-    return this.#keys.find(subject) ?? this.#keys.add(subject, minuteStart, dayStart)
-  }
-
-  #row(subject: string, now: number): HeldRow {
-    const minuteStart = windowStart(now, MINUTE_MS)
-    const dayStart = windowStart(now, DAY_MS)
-    const row = this.#touch(subject, minuteStart, dayStart)
-    if (row.minuteStart !== minuteStart) {
-      row.minuteStart = minuteStart
-      row.minuteUsed = 0
-      row.refusals = 0
-    }
-    if (row.dayStart !== dayStart) {
-      row.dayStart = dayStart
-      row.dayUsed = 0
-    }
-    return row
+    return this.#keys.find(subject) ?? this.#keys.add(subject, windowStart(now, MINUTE_MS), windowStart(now, DAY_MS))
   }
 
   consume({ subject, limits, now, banThreshold, banMs }: ConsumeRequest): ConsumeResult {
-    const row = this.#row(subject, now)
-    if (row.bannedUntil !== null && row.bannedUntil > now) {
-      return { outcome: 'banned', minuteUsed: row.minuteUsed, dayUsed: row.dayUsed, bannedUntil: row.bannedUntil, banStarted: false }
-    }
+    const row = this.#touch(subject, now)
+    const perMonth = limits.perMonth
+    enterWindows(row, now, perMonth !== null)
+    const monthUsed = perMonth === null ? 0 : row.monthUsed
+    if (row.bannedUntil !== null && row.bannedUntil > now) return resultOf('banned', row, monthUsed, row.bannedUntil, false)
     row.markChanged()
-    if (row.minuteUsed < limits.perMinute && row.dayUsed < limits.perDay) {
+    if (row.minuteUsed < limits.perMinute && row.dayUsed < limits.perDay && (perMonth === null || monthUsed < perMonth)) {
       row.minuteUsed++
       row.dayUsed++
-      return { outcome: 'allowed', minuteUsed: row.minuteUsed, dayUsed: row.dayUsed, bannedUntil: null, banStarted: false }
+      if (perMonth === null) return resultOf('allowed', row, 0, null, false)
+      row.monthUsed++
+      return resultOf('allowed', row, monthUsed + 1, null, false)
     }
     if (banThreshold !== null && row.refusals >= banThreshold) {
       row.bannedUntil = now + banMs
       row.refusals = 0
       this.#onBanChange?.(row)
-      return { outcome: 'banned', minuteUsed: row.minuteUsed, dayUsed: row.dayUsed, bannedUntil: row.bannedUntil, banStarted: true }
+      return resultOf('banned', row, monthUsed, row.bannedUntil, true)
     }
     row.refusals++
-    return { outcome: 'limited', minuteUsed: row.minuteUsed, dayUsed: row.dayUsed, bannedUntil: null, banStarted: false }
+    return resultOf('limited', row, monthUsed, null, false)
   }
 
   async usage(subject: string, now: number): Promise<SubjectUsage> {
@@ -151,18 +125,20 @@ export class MemoryCounterStore implements CounterStore {
 
   /** Loads persisted rows (at start-up); addresses past the cap are forgotten at once. */
   restore(rows: Iterable<CounterRow>): void {
-    for (const { subject, minuteStart, minuteUsed, refusals, dayStart, dayUsed, bannedUntil } of rows) {
-      const row = this.#touch(subject, minuteStart, dayStart)
-      Object.assign(row, { minuteStart, minuteUsed, refusals, dayStart, dayUsed, bannedUntil })
+    for (const { subject, minuteStart, minuteUsed, refusals, dayStart, dayUsed, monthStart, monthUsed, bannedUntil } of rows) {
+      const row = this.#touch(subject, minuteStart)
+      Object.assign(row, { minuteStart, minuteUsed, refusals, dayStart, dayUsed, monthStart, monthUsed, bannedUntil })
     }
   }
 
   /**
-   * Forgets rows whose day has ended and that hold no ban. Addresses leave from the least
-   * recently seen end, stopping at the first seen today; keys are walked once a day.
+   * Forgets rows whose day has ended and that hold no ban (nor, for a key, a count of this
+   * month). Addresses leave from the least recently seen end, stopping at the first seen
+   * today; keys are walked once a day.
    */
   prune(now: number): void {
     const today = windowStart(now, DAY_MS)
+    const month = monthAt(now).start
     const addresses = this.#addresses
     for (let oldest = addresses.oldest; oldest !== -1; oldest = addresses.oldest) {
       if (addresses.at(oldest).dayStart >= today || addresses.isChanged(oldest)) break
@@ -171,7 +147,8 @@ export class MemoryCounterStore implements CounterStore {
     if (this.#keysPrunedFor === today) return
     this.#keysPrunedFor = today
     for (const row of this.#keys.rows()) {
-      if (row.dayStart < today && (row.bannedUntil === null || row.bannedUntil <= now) && !this.#keys.isChanged(row.slot)) {
+      const idle = row.dayStart < today && (row.monthStart < month || row.monthUsed === 0)
+      if (idle && (row.bannedUntil === null || row.bannedUntil <= now) && !this.#keys.isChanged(row.slot)) {
         this.#keys.remove(row)
       }
     }

@@ -6,6 +6,8 @@ export class KeyCounterRow implements HeldRow {
   minuteUsed = 0
   refusals = 0
   dayUsed = 0
+  monthStart = 0
+  monthUsed = 0
   bannedUntil: number | null = null
   readonly subject: string
   minuteStart: number

@@ -7,7 +7,9 @@ const REFUSALS = 2
 const DAY_START = 3
 const DAY_USED = 4
 const BANNED_UNTIL = 5
-export const STRIDE = 6
+const MONTH_START = 6
+const MONTH_USED = 7
+export const STRIDE = 8
 
 /** What a view reads through: a table of rows in slots. */
 interface SlotTable {
@@ -69,6 +71,18 @@ export class SlotView implements HeldRow {
   }
   set dayUsed(value: number) {
     this.#set(DAY_USED, value)
+  }
+  get monthStart(): number {
+    return this.#get(MONTH_START)
+  }
+  set monthStart(value: number) {
+    this.#set(MONTH_START, value)
+  }
+  get monthUsed(): number {
+    return this.#get(MONTH_USED)
+  }
+  set monthUsed(value: number) {
+    this.#set(MONTH_USED, value)
   }
   get bannedUntil(): number | null {
     const value = this.#get(BANNED_UNTIL)

@@ -1,7 +1,7 @@
-import { DAY_MS, MINUTE_MS, windowStart } from '../../domain/rate-limits/policy.ts'
 import { PerTurnBatch } from '../../base/per-turn.ts'
 import { clusterHealth, connectRedis, type RedisOptions, type ScriptedRedis } from './connection.ts'
 import { CONSUME_MANY } from './consume-script.ts'
+import { readAnswer, scriptArguments, subjectKeys, type Group, type SubjectKeys } from './consume-call.ts'
 import type { ConsumeRequest, ConsumeResult, RemoteCounterStore, SubjectBan, SubjectUsage } from '../types.ts'
 import { scanKeyBans } from './ban-scan.ts'
 
@@ -10,17 +10,6 @@ import { scanKeyBans } from './ban-scan.ts'
  * consume), so a burst is cut into calls that leave room for other clients between them.
  */
 const MAX_CONSUMES_PER_CALL = 256
-
-// Keys outlive their window by this much, so a clock slightly behind another instance's
-// still finds them.
-const TTL_SLACK_MS = 120_000
-
-/** The consumes of one subject in the same windows, under the same limits. */
-interface Group {
-  subject: string
-  keys: string[]
-  indexes: number[]
-}
 
 function settled(answer: ConsumeResult | Error): ConsumeResult {
   if (answer instanceof Error) throw answer
@@ -78,10 +67,8 @@ export class RedisCounterStore implements RemoteCounterStore {
     })
   }
 
-  #keys(subject: string, now: number): [string, string, string, string] {
-    const base = `${this.#prefix}rl:{${subject}}`
-    const minute = windowStart(now, MINUTE_MS)
-    return [`${base}:m:${minute}`, `${base}:d:${windowStart(now, DAY_MS)}`, `${base}:r:${minute}`, `${base}:ban`]
+  #keys(subject: string, now: number): SubjectKeys {
+    return subjectKeys(this.#prefix, subject, now)
   }
 
   /**
@@ -107,8 +94,8 @@ export class RedisCounterStore implements RemoteCounterStore {
     const groups = new Map<string, Group>()
     requests.forEach(({ subject, limits, now, banThreshold, banMs }, index) => {
       const keys = this.#keys(subject, now)
-      // The minute and day keys name the subject and both windows.
-      const id = `${keys[0]} ${keys[1]} ${limits.perMinute} ${limits.perDay} ${banThreshold} ${banMs}`
+      // The minute, day and month keys name the subject and its windows.
+      const id = `${keys[0]} ${keys[1]} ${keys[4]} ${limits.perMinute} ${limits.perDay} ${limits.perMonth} ${banThreshold} ${banMs}`
       const group = groups.get(id)
       if (group === undefined) groups.set(id, { subject, keys, indexes: [index] })
       else group.indexes.push(index)
@@ -135,50 +122,18 @@ export class RedisCounterStore implements RemoteCounterStore {
 
   /** One CONSUME_MANY call for `groups`; their results go to their positions in `results`. */
   async #script(requests: ConsumeRequest[], groups: Group[], results: Array<ConsumeResult | Error>): Promise<void> {
-    const keys: string[] = []
-    const values: string[] = []
-    for (const { keys: groupKeys, indexes } of groups) {
-      const { limits, now, banThreshold, banMs } = requests[indexes[0]!]!
-      keys.push(...groupKeys)
-      // A new key lives until its window ends (counted from the group's first consume), plus slack.
-      const minuteTtl = windowStart(now, MINUTE_MS) + MINUTE_MS - now + TTL_SLACK_MS
-      const dayTtl = windowStart(now, DAY_MS) + DAY_MS - now + TTL_SLACK_MS
-      const nows = indexes.map((i) => requests[i]!.now).join(' ')
-      values.push(
-        String(limits.perMinute),
-        String(limits.perDay),
-        String(banMs),
-        String(minuteTtl),
-        String(dayTtl),
-        banThreshold === null ? '' : String(banThreshold),
-        nows
-      )
-    }
-    const fields = (await this.redis.animalStoreConsumeMany(keys.length, ...keys, ...values)).split(' ')
-    let at = 0
-    for (const { indexes } of groups) {
-      for (const index of indexes) {
-        const outcome = fields[at]
-        results[index] = {
-          outcome: outcome === '0' ? 'allowed' : outcome === '1' ? 'limited' : 'banned',
-          minuteUsed: Number(fields[at + 1]),
-          dayUsed: Number(fields[at + 2]),
-          bannedUntil: outcome === '2' ? Number(fields[at + 3]) : null,
-          banStarted: fields[at + 4] === '1'
-        }
-        at += 5
-      }
-    }
-    if (at !== fields.length) throw new Error(`redis answered ${fields.length} fields for ${at / 5} consumes`)
+    const args = scriptArguments(requests, groups)
+    readAnswer(await this.redis.animalStoreConsumeMany(...args), groups, results)
   }
 
   async usage(subject: string, now: number): Promise<SubjectUsage> {
-    const [minute, day, , ban] = this.#keys(subject, now)
-    const [m, d, b] = await this.redis.mget(minute, day, ban)
+    const [minute, day, , ban, month] = this.#keys(subject, now)
+    const [m, d, b, mo] = await this.redis.mget(minute, day, ban, month)
     const bannedUntil = b === null ? null : Number(b)
     return {
       minuteUsed: Number(m ?? 0),
       dayUsed: Number(d ?? 0),
+      monthUsed: Number(mo ?? 0),
       bannedUntil: bannedUntil !== null && bannedUntil > now ? bannedUntil : null
     }
   }

@@ -16,6 +16,8 @@ export interface CustomerRecord {
   /** The customer's own numbers; null means the plan's. */
   perMinute: number | null
   perDay: number | null
+  /** The customer's own monthly quota, with its own numbers (null: none); with the plan's numbers, the plan's quota applies. */
+  perMonth: number | null
   counterId: string
   /** Unix milliseconds. */
   createdAt: number
@@ -33,6 +35,7 @@ export interface CustomerChanges {
   plan?: string
   perMinute?: number | null
   perDay?: number | null
+  perMonth?: number | null
 }
 
 /** Which customers a page of the operator API's list holds; every filter given must match. */

@@ -11,6 +11,7 @@ export interface KeyRow<N> {
   plan: string
   per_minute: N | null
   per_day: N | null
+  per_month: N | null
   created_at: N
   expires_at: N | null
   revoked_at: N | null
@@ -31,6 +32,7 @@ export function keyFromRow<N>(row: KeyRow<N>, toNumber: (value: N) => number): A
     plan: row.plan,
     perMinute: optional(row.per_minute),
     perDay: optional(row.per_day),
+    perMonth: optional(row.per_month),
     createdAt: toNumber(row.created_at),
     expiresAt: optional(row.expires_at),
     revokedAt: optional(row.revoked_at),
@@ -58,6 +60,8 @@ export function keyColumns(time: (column: string, alias: string) => string): str
     'coalesce(c.plan, k.plan) AS plan',
     own('per_minute'),
     own('per_day'),
+    // api_keys has no per_month: a key not adopted yet has no monthly quota of its own.
+    'c.per_month AS per_month',
     ...['created_at', 'expires_at', 'revoked_at', 'previous_secret_expires_at'].map((column) => time(`k.${column}`, column)),
     'k.scopes'
   ].join(', ')
@@ -73,13 +77,13 @@ export const CHANGED_COLUMNS = {
   scopes: 'scopes'
 } as const
 
-/** Splits changes into the key's own and its customer's (plan and numbers). */
+/** Splits changes into the key's own and its customer's (plan, numbers and monthly quota). */
 export function splitChanges(changes: KeyChanges): {
   own: Pick<KeyChanges, 'name' | 'expiresAt' | 'scopes'>
-  customer: Pick<KeyChanges, 'plan' | 'perMinute' | 'perDay'>
+  customer: Pick<KeyChanges, 'plan' | 'perMinute' | 'perDay' | 'perMonth'>
 } {
-  const { plan, perMinute, perDay, ...own } = changes
-  const customer = Object.fromEntries(Object.entries({ plan, perMinute, perDay }).filter(([, value]) => value !== undefined))
+  const { plan, perMinute, perDay, perMonth, ...own } = changes
+  const customer = Object.fromEntries(Object.entries({ plan, perMinute, perDay, perMonth }).filter(([, value]) => value !== undefined))
   return { own, customer }
 }
 

@@ -16,6 +16,8 @@ export interface ApiKeyRecord {
   plan: string
   perMinute: number | null
   perDay: number | null
+  /** The customer's own monthly quota, in force only with its own numbers (else the plan's); null: none. */
+  perMonth: number | null
   /** Unix milliseconds. */
   createdAt: number
   expiresAt: number | null
@@ -37,6 +39,7 @@ export interface KeyChanges {
   plan?: string
   perMinute?: number | null
   perDay?: number | null
+  perMonth?: number | null
   name?: string | null
   expiresAt?: number | null
   scopes?: readonly Scope[]

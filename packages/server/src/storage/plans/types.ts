@@ -7,6 +7,8 @@ export interface PlanRecord {
   name: string
   perMinute: number | null
   perDay: number | null
+  /** The monthly quota; null: none (always null on a custom plan). */
+  perMonth: number | null
   /** Unix milliseconds. */
   createdAt: number
 }
@@ -19,7 +21,7 @@ export interface PlanWithUse extends PlanRecord {
 /** Fields `PlanStore.update` sets; absent ones stay. `limits: null` makes the plan custom. */
 export interface PlanChanges {
   name?: string
-  limits?: { perMinute: number; perDay: number } | null
+  limits?: { perMinute: number; perDay: number; perMonth: number | null } | null
 }
 
 /** Why a plan change was refused, or the plan after it. */

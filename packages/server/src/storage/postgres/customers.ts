@@ -14,7 +14,7 @@ import type { PostgresPool } from './pool.ts'
 
 // created_at is TIMESTAMPTZ in the table and Unix milliseconds in the record, converted exactly.
 const fromMs = (param: string) => `(timestamptz 'epoch' + ${param}::int8 * interval '1 millisecond')`
-const SELECT_CUSTOMERS = `SELECT id, name, external_id, plan, per_minute, per_day, counter_id,
+const SELECT_CUSTOMERS = `SELECT id, name, external_id, plan, per_minute, per_day, per_month, counter_id,
   (extract(epoch FROM created_at) * 1000)::int8 AS created_at,
   (SELECT count(*) FROM api_keys k WHERE k.customer_id = customers.id AND k.revoked_at IS NULL) AS keys FROM customers`
 
@@ -27,8 +27,8 @@ const externalIdRace = (error: unknown) => (error as { constraint?: unknown }).c
 /** Inserts `customer` inside the caller's transaction on `client`; false (nothing written) when its external id is taken. */
 export async function insertCustomer(client: PoolClient, customer: CustomerRecord): Promise<boolean> {
   const { rowCount } = await client.query(
-    `INSERT INTO customers (id, name, external_id, plan, per_minute, per_day, counter_id, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, ${fromMs('$8')}) ON CONFLICT (external_id) DO NOTHING`,
+    `INSERT INTO customers (id, name, external_id, plan, per_minute, per_day, per_month, counter_id, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ${fromMs('$9')}) ON CONFLICT (external_id) DO NOTHING`,
     [
       customer.id,
       customer.name,
@@ -36,6 +36,7 @@ export async function insertCustomer(client: PoolClient, customer: CustomerRecor
       customer.plan,
       text(customer.perMinute),
       text(customer.perDay),
+      text(customer.perMonth),
       customer.counterId,
       String(customer.createdAt)
     ]

@@ -8,7 +8,7 @@ import type { PostgresPool } from './pool.ts'
 // created_at is TIMESTAMPTZ in the table and Unix milliseconds in the record, converted exactly.
 const fromMs = (param: string) => `(timestamptz 'epoch' + ${param}::int8 * interval '1 millisecond')`
 
-const PLAN_COLUMNS = 'id, name, per_minute, per_day, (extract(epoch FROM created_at) * 1000)::int8 AS created_at'
+const PLAN_COLUMNS = 'id, name, per_minute, per_day, per_month, (extract(epoch FROM created_at) * 1000)::int8 AS created_at'
 
 /** int8 columns (and count(*)) arrive as decimal text from this pool (pool.ts). */
 interface PlanRow {
@@ -16,6 +16,7 @@ interface PlanRow {
   name: string
   per_minute: string | null
   per_day: string | null
+  per_month: string | null
   created_at: string
 }
 
@@ -25,6 +26,7 @@ const toPlan = (row: PlanRow): PlanRecord => ({
   name: row.name,
   perMinute: row.per_minute === null ? null : Number(row.per_minute),
   perDay: row.per_day === null ? null : Number(row.per_day),
+  perMonth: row.per_month === null ? null : Number(row.per_month),
   createdAt: Number(row.created_at)
 })
 
@@ -75,9 +77,9 @@ export class PostgresPlans implements PlanStore {
   async create(plan: PlanRecord, audit: AuditEntry): Promise<boolean> {
     return this.#db.transaction(async (client) => {
       const { rowCount } = await client.query(
-        `INSERT INTO plans (id, name, per_minute, per_day, created_at) VALUES ($1, $2, $3, $4, ${fromMs('$5')})
+        `INSERT INTO plans (id, name, per_minute, per_day, per_month, created_at) VALUES ($1, $2, $3, $4, $5, ${fromMs('$6')})
          ON CONFLICT (id) DO NOTHING`,
-        [plan.id, plan.name, text(plan.perMinute), text(plan.perDay), text(plan.createdAt)]
+        [plan.id, plan.name, text(plan.perMinute), text(plan.perDay), text(plan.perMonth), text(plan.createdAt)]
       )
       if (rowCount !== 1) return false
       await insertAudit(client, audit)
@@ -96,6 +98,7 @@ export class PostgresPlans implements PlanStore {
     if (changes.limits !== undefined) {
       assign('per_minute', text(changes.limits?.perMinute))
       assign('per_day', text(changes.limits?.perDay))
+      assign('per_month', text(changes.limits?.perMonth))
     }
     // `SET id = id` leaves the plan as it is (and still audits the request) when nothing is given.
     const sql = `UPDATE plans SET ${set.length === 0 ? 'id = id' : set.join(', ')} WHERE id = $1 RETURNING ${PLAN_COLUMNS}`

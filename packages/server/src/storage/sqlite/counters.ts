@@ -9,10 +9,12 @@ interface Row {
   refusals: number
   day_start: number
   day_used: number
+  month_start: number
+  month_used: number
   banned_until: number | null
 }
 
-const COLUMNS = 'subject, minute_start, minute_used, refusals, day_start, day_used, banned_until'
+const COLUMNS = 'subject, minute_start, minute_used, refusals, day_start, day_used, month_start, month_used, banned_until'
 
 const toRow = (r: Row): CounterRow => ({
   subject: r.subject,
@@ -21,6 +23,8 @@ const toRow = (r: Row): CounterRow => ({
   refusals: r.refusals,
   dayStart: r.day_start,
   dayUsed: r.day_used,
+  monthStart: r.month_start,
+  monthUsed: r.month_used,
   bannedUntil: r.banned_until
 })
 
@@ -38,10 +42,10 @@ export class SqliteCounterFile implements CounterFile {
   constructor(db: DatabaseSync) {
     this.#db = db
     this.#synchronous = db.prepare('PRAGMA synchronous')
-    this.#upsert = db.prepare(`INSERT INTO rate_limit_counters (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
+    this.#upsert = db.prepare(`INSERT INTO rate_limit_counters (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (subject) DO UPDATE SET minute_start = excluded.minute_start, minute_used = excluded.minute_used,
         refusals = excluded.refusals, day_start = excluded.day_start, day_used = excluded.day_used,
-        banned_until = excluded.banned_until`)
+        month_start = excluded.month_start, month_used = excluded.month_used, banned_until = excluded.banned_until`)
     this.#select = db.prepare(`SELECT ${COLUMNS} FROM rate_limit_counters WHERE subject = ?`)
     this.#delete = db.prepare('DELETE FROM rate_limit_counters WHERE subject = ?')
   }
@@ -56,20 +60,32 @@ export class SqliteCounterFile implements CounterFile {
     if (rows.length === 0 && forget.length === 0) return
     const work = () => {
       for (const subject of forget) this.#delete.run(subject)
-      for (const r of rows) this.#upsert.run(r.subject, r.minuteStart, r.minuteUsed, r.refusals, r.dayStart, r.dayUsed, r.bannedUntil)
+      for (const r of rows) {
+        this.#upsert.run(
+          r.subject,
+          r.minuteStart,
+          r.minuteUsed,
+          r.refusals,
+          r.dayStart,
+          r.dayUsed,
+          r.monthStart,
+          r.monthUsed,
+          r.bannedUntil
+        )
+      }
     }
     if (fsync) immediateTransaction(this.#db, work)
     else withoutFsync(this.#db, this.#synchronous, work)
   }
 
-  load(dayStart: number, now: number): CounterRow[] {
-    // Once, at start-up: rows of windows that ended while no server ran.
-    this.#db
-      .prepare('DELETE FROM rate_limit_counters WHERE day_start < ? AND (banned_until IS NULL OR banned_until <= ?)')
-      .run(dayStart, now)
+  load(dayStart: number, monthStart: number, now: number): CounterRow[] {
+    // Once, at start-up: rows of windows that ended while no server ran. A row of this month's
+    // count stays whatever its day: the month outlives the day.
+    const kept = 'day_start >= ? OR coalesce(banned_until, 0) > ? OR (month_start >= ? AND month_used > 0)'
+    this.#db.prepare(`DELETE FROM rate_limit_counters WHERE NOT (${kept})`).run(dayStart, now, monthStart)
     const rows = this.#db
-      .prepare(`SELECT ${COLUMNS} FROM rate_limit_counters WHERE day_start >= ? OR banned_until > ?`)
-      .all(dayStart, now) as unknown as Row[]
+      .prepare(`SELECT ${COLUMNS} FROM rate_limit_counters WHERE ${kept}`)
+      .all(dayStart, now, monthStart) as unknown as Row[]
     return rows.map(toRow)
   }
 

@@ -11,7 +11,7 @@ import type {
 } from '../customers/types.ts'
 import { inTransaction, insertAudit } from './audit.ts'
 
-const SELECT_CUSTOMERS = `SELECT id, name, external_id, plan, per_minute, per_day, counter_id, created_at,
+const SELECT_CUSTOMERS = `SELECT id, name, external_id, plan, per_minute, per_day, per_month, counter_id, created_at,
   (SELECT count(*) FROM api_keys k WHERE k.customer_id = customers.id AND k.revoked_at IS NULL) AS keys FROM customers`
 
 const toCustomer = (row: CustomerRow<number>): CustomerWithKeys => customerFromRow(row, (value) => value)
@@ -24,7 +24,8 @@ export function registerFold(db: DatabaseSync): void {
 /** Inserts `customer` inside the caller's transaction. */
 export function insertCustomer(db: DatabaseSync, customer: CustomerRecord): void {
   db.prepare(
-    `INSERT INTO customers (id, name, external_id, plan, per_minute, per_day, counter_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+    `INSERT INTO customers (id, name, external_id, plan, per_minute, per_day, per_month, counter_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
   ).run(
     customer.id,
     customer.name,
@@ -32,6 +33,7 @@ export function insertCustomer(db: DatabaseSync, customer: CustomerRecord): void
     customer.plan,
     customer.perMinute,
     customer.perDay,
+    customer.perMonth,
     customer.counterId,
     customer.createdAt
   )

@@ -4,13 +4,14 @@ import type { PlanChanges, PlanDeletion, PlanRecord, PlanStore, PlanUpdate, Plan
 import { inTransaction, insertAudit } from './audit.ts'
 import { adoptKeys } from './customers.ts'
 
-const PLAN_COLUMNS = 'id, name, per_minute, per_day, created_at'
+const PLAN_COLUMNS = 'id, name, per_minute, per_day, per_month, created_at'
 
 interface PlanRow {
   id: string
   name: string
   per_minute: number | null
   per_day: number | null
+  per_month: number | null
   created_at: number
 }
 
@@ -19,6 +20,7 @@ const toPlan = (row: PlanRow): PlanRecord => ({
   name: row.name,
   perMinute: row.per_minute,
   perDay: row.per_day,
+  perMonth: row.per_month,
   createdAt: row.created_at
 })
 
@@ -47,8 +49,10 @@ export class SqlitePlans implements PlanStore {
   async create(plan: PlanRecord, audit: AuditEntry): Promise<boolean> {
     return inTransaction(this.#db, () => {
       const { changes } = this.#db
-        .prepare('INSERT INTO plans (id, name, per_minute, per_day, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
-        .run(plan.id, plan.name, plan.perMinute, plan.perDay, plan.createdAt)
+        .prepare(
+          'INSERT INTO plans (id, name, per_minute, per_day, per_month, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING'
+        )
+        .run(plan.id, plan.name, plan.perMinute, plan.perDay, plan.perMonth, plan.createdAt)
       if (changes === 0) return false
       insertAudit(this.#db, audit)
       return true
@@ -63,8 +67,8 @@ export class SqlitePlans implements PlanStore {
       args.push(changes.name)
     }
     if (changes.limits !== undefined) {
-      set.push('per_minute = ?', 'per_day = ?')
-      args.push(changes.limits?.perMinute ?? null, changes.limits?.perDay ?? null)
+      set.push('per_minute = ?', 'per_day = ?', 'per_month = ?')
+      args.push(changes.limits?.perMinute ?? null, changes.limits?.perDay ?? null, changes.limits?.perMonth ?? null)
     }
     return inTransaction(this.#db, (): PlanUpdate => {
       const before = this.#get(id)

@@ -14,14 +14,29 @@ import type {
 } from '../usage/types.ts'
 import { withoutFsync } from './transaction.ts'
 
+// The four counts: their columns, then as UsageCounts names them, then summed over the rows of `u`.
+const COLUMNS = 'allowed, rate_limited, banned, quota_exceeded'
+const NAMED = 'allowed, rate_limited AS rateLimited, banned, quota_exceeded AS quotaExceeded'
+const sums = (u: string) =>
+  `sum(${u}allowed) AS allowed, sum(${u}rate_limited) AS rateLimited, sum(${u}banned) AS banned, sum(${u}quota_exceeded) AS quotaExceeded`
 const addCounts = (t: string) =>
-  `allowed = ${t}.allowed + excluded.allowed, rate_limited = ${t}.rate_limited + excluded.rate_limited, banned = ${t}.banned + excluded.banned`
+  COLUMNS.split(', ')
+    .map((c) => `${c} = ${t}.${c} + excluded.${c}`)
+    .join(', ')
+const ANY_COUNT = 'sum(u.allowed) + sum(u.rate_limited) + sum(u.banned) + sum(u.quota_exceeded) > 0'
 
-const MEASURE: Record<TopKeysOrder, string> = { allowed: 'sum(allowed)', refused: 'sum(rate_limited) + sum(banned)' }
-const SPAN_ROWS = 'SELECT key_id, allowed, rate_limited, banned FROM usage_by_key WHERE granularity = ? AND start >= ? AND start < ?'
+const MEASURE: Record<TopKeysOrder, string> = { allowed: 'sum(allowed)', refused: 'sum(rate_limited) + sum(banned) + sum(quota_exceeded)' }
+const SPAN_ROWS = `SELECT key_id, ${COLUMNS} FROM usage_by_key WHERE granularity = ? AND start >= ? AND start < ?`
 
 const spanArgs = (span: UsageSpan) => [span.granularity, span.from, span.to] as const
-const toRow = (row: UsageRow): UsageRow => ({ start: row.start, allowed: row.allowed, rateLimited: row.rateLimited, banned: row.banned })
+// node:sqlite's rows have a null prototype: copied into plain objects, named field by field.
+const countsOf = (row: UsageCounts): UsageCounts => ({
+  allowed: row.allowed,
+  rateLimited: row.rateLimited,
+  banned: row.banned,
+  quotaExceeded: row.quotaExceeded
+})
+const toRow = (row: UsageRow): UsageRow => ({ start: row.start, ...countsOf(row) })
 
 /** Every key's deltas summed per granularity and bucket: the rows of usage_totals one flush adds to. */
 function totalsOf(deltas: readonly UsageDelta[]): Map<string, { granularity: Granularity; start: number } & UsageCounts> {
@@ -30,10 +45,11 @@ function totalsOf(deltas: readonly UsageDelta[]): Map<string, { granularity: Gra
     for (const granularity of GRANULARITIES) {
       const start = delta.minuteStart - (delta.minuteStart % GRANULARITY_MS[granularity])
       const id = `${granularity} ${start}`
-      const total = totals.get(id) ?? { granularity, start, allowed: 0, rateLimited: 0, banned: 0 }
+      const total = totals.get(id) ?? { granularity, start, allowed: 0, rateLimited: 0, banned: 0, quotaExceeded: 0 }
       total.allowed += delta.allowed
       total.rateLimited += delta.rateLimited
       total.banned += delta.banned
+      total.quotaExceeded += delta.quotaExceeded
       totals.set(id, total)
     }
   }
@@ -60,27 +76,24 @@ export class SqliteUsage implements UsageStore {
   constructor(db: DatabaseSync) {
     this.#db = db
     this.#synchronous = db.prepare('PRAGMA synchronous')
-    this.#addKey =
-      db.prepare(`INSERT INTO usage_by_key (granularity, key_id, start, allowed, rate_limited, banned) VALUES (?, ?, ?, ?, ?, ?)
+    this.#addKey = db.prepare(`INSERT INTO usage_by_key (granularity, key_id, start, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (granularity, key_id, start) DO UPDATE SET ${addCounts('usage_by_key')}`)
-    this.#addTotal = db.prepare(`INSERT INTO usage_totals (granularity, start, allowed, rate_limited, banned) VALUES (?, ?, ?, ?, ?)
+    this.#addTotal = db.prepare(`INSERT INTO usage_totals (granularity, start, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
       ON CONFLICT (granularity, start) DO UPDATE SET ${addCounts('usage_totals')}`)
     this.#touch = db.prepare(`INSERT INTO key_last_used (key_id, minute_start) VALUES (?, ?)
       ON CONFLICT (key_id) DO UPDATE SET minute_start = max(key_last_used.minute_start, excluded.minute_start)`)
-    this.#keyBuckets = db.prepare(`SELECT start, allowed, rate_limited AS rateLimited, banned FROM usage_by_key
+    this.#keyBuckets = db.prepare(`SELECT start, ${NAMED} FROM usage_by_key
       WHERE granularity = ? AND key_id = ? AND start >= ? AND start < ? ORDER BY start`)
-    this.#customerBuckets = db.prepare(`SELECT u.start, sum(u.allowed) AS allowed, sum(u.rate_limited) AS rateLimited,
-        sum(u.banned) AS banned
+    this.#customerBuckets = db.prepare(`SELECT u.start, ${sums('u.')}
       FROM api_keys k JOIN usage_by_key u ON u.granularity = ? AND u.key_id = k.id AND u.start >= ? AND u.start < ?
       WHERE k.customer_id = ? GROUP BY u.start ORDER BY u.start`)
     // The cursor (start, customer) is `(-1, '')` for the first page: before every bucket.
-    this.#customerPeriods = db.prepare(`SELECT u.start, k.customer_id AS customerId, c.external_id AS externalId, c.plan,
-        sum(u.allowed) AS allowed, sum(u.rate_limited) AS rateLimited, sum(u.banned) AS banned
+    this.#customerPeriods = db.prepare(`SELECT u.start, k.customer_id AS customerId, c.external_id AS externalId, c.plan, ${sums('u.')}
       FROM usage_by_key u JOIN api_keys k ON k.id = u.key_id JOIN customers c ON c.id = k.customer_id
       WHERE u.granularity = ? AND u.start >= ? AND u.start < ? AND (u.start, k.customer_id) > (?, ?)
-      GROUP BY u.start, k.customer_id, c.external_id, c.plan HAVING sum(u.allowed) + sum(u.rate_limited) + sum(u.banned) > 0
+      GROUP BY u.start, k.customer_id, c.external_id, c.plan HAVING ${ANY_COUNT}
       ORDER BY u.start, k.customer_id LIMIT ?`)
-    this.#totalBuckets = db.prepare(`SELECT start, allowed, rate_limited AS rateLimited, banned FROM usage_totals
+    this.#totalBuckets = db.prepare(`SELECT start, ${NAMED} FROM usage_totals
       WHERE granularity = ? AND start >= ? AND start < ? ORDER BY start`)
     this.#lastUsed = db.prepare(
       'SELECT key_id AS keyId, minute_start AS minuteStart FROM key_last_used WHERE key_id IN (SELECT value FROM json_each(?))'
@@ -94,15 +107,15 @@ export class SqliteUsage implements UsageStore {
   async add(deltas: readonly UsageDelta[]): Promise<void> {
     if (deltas.length === 0) return
     withoutFsync(this.#db, this.#synchronous, () => {
-      for (const { keyId, minuteStart, allowed, rateLimited, banned } of deltas) {
+      for (const { keyId, minuteStart, allowed, rateLimited, banned, quotaExceeded } of deltas) {
         for (const granularity of GRANULARITIES) {
           const start = minuteStart - (minuteStart % GRANULARITY_MS[granularity])
-          this.#addKey.run(granularity, keyId, start, allowed, rateLimited, banned)
+          this.#addKey.run(granularity, keyId, start, allowed, rateLimited, banned, quotaExceeded)
         }
         this.#touch.run(keyId, minuteStart)
       }
-      for (const total of totalsOf(deltas).values()) {
-        this.#addTotal.run(total.granularity, total.start, total.allowed, total.rateLimited, total.banned)
+      for (const t of totalsOf(deltas).values()) {
+        this.#addTotal.run(t.granularity, t.start, t.allowed, t.rateLimited, t.banned, t.quotaExceeded)
       }
     })
   }
@@ -127,25 +140,23 @@ export class SqliteUsage implements UsageStore {
       after?.customerId ?? '',
       limit
     ) as unknown as CustomerPeriod[]
-    return rows.map(({ start, customerId, externalId, plan, allowed, rateLimited, banned }) => ({
-      start,
-      customerId,
-      externalId,
-      plan,
-      allowed,
-      rateLimited,
-      banned
+    return rows.map((row) => ({
+      start: row.start,
+      customerId: row.customerId,
+      externalId: row.externalId,
+      plan: row.plan,
+      ...countsOf(row)
     }))
   }
 
   async topKeys(spans: readonly UsageSpan[], order: TopKeysOrder, limit: number): Promise<KeyUsageTotal[]> {
     const rows = this.#topRows('key', spans, order, limit)
-    return rows.map((row) => ({ keyId: row.id, allowed: row.allowed, rateLimited: row.rateLimited, banned: row.banned }))
+    return rows.map((row) => ({ keyId: row.id, ...countsOf(row) }))
   }
 
   async topCustomers(spans: readonly UsageSpan[], order: TopKeysOrder, limit: number): Promise<CustomerUsageTotal[]> {
     const rows = this.#topRows('customer', spans, order, limit)
-    return rows.map((row) => ({ customerId: row.id, allowed: row.allowed, rateLimited: row.rateLimited, banned: row.banned }))
+    return rows.map((row) => ({ customerId: row.id, ...countsOf(row) }))
   }
 
   #topRows(
@@ -163,7 +174,7 @@ export class SqliteUsage implements UsageStore {
         group === 'key'
           ? ['key_id', `(${union})`]
           : ['k.customer_id', `(${union}) s JOIN api_keys k ON k.id = s.key_id AND k.customer_id IS NOT NULL`]
-      statement = this.#db.prepare(`SELECT ${column} AS id, sum(allowed) AS allowed, sum(rate_limited) AS rateLimited, sum(banned) AS banned
+      statement = this.#db.prepare(`SELECT ${column} AS id, ${sums('')}
         FROM ${source} GROUP BY ${column} HAVING ${MEASURE[order]} > 0 ORDER BY ${MEASURE[order]} DESC, ${column} LIMIT ?`)
       this.#top.set(id, statement)
     }

@@ -1,6 +1,6 @@
 import type { Granularity } from '@animal-store/contract'
 
-/** Requests by outcome: the three figures every usage row holds. */
+/** Requests by outcome: the four figures every usage row holds. */
 export interface UsageCounts {
   /** Passed the rate limiter, whatever the route then answered. */
   allowed: number
@@ -8,6 +8,8 @@ export interface UsageCounts {
   rateLimited: number
   /** Refused `429 api_key_banned`. */
   banned: number
+  /** Refused `429 quota_exceeded`: the customer's monthly quota was spent. */
+  quotaExceeded: number
 }
 
 /** What one instance counted for one key in one UTC minute since its last flush. */
@@ -54,7 +56,7 @@ export interface UsageSpan {
   to: number
 }
 
-/** What `topKeys` orders by: allowed requests, or refused ones (rate limited and banned together). */
+/** What `topKeys` orders by: allowed requests, or refused ones (rate limited, banned and quota exceeded together). */
 export type TopKeysOrder = 'allowed' | 'refused'
 
 /**

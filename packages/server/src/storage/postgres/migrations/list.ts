@@ -1,5 +1,6 @@
 import type { Migration } from '../../migrations.ts'
 import { CUSTOMERS } from './customers.ts'
+import { MONTHLY_QUOTAS } from './monthly-quotas.ts'
 import { PLANS_AS_DATA } from './plans-as-data.ts'
 
 /**
@@ -160,5 +161,6 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     // as every key before it. Space-separated, as an OAuth scope parameter.
     sql: `ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'pets:read pets:write';`
   },
-  CUSTOMERS
+  CUSTOMERS,
+  MONTHLY_QUOTAS
 ]

@@ -1,5 +1,6 @@
 import type { Migration } from '../../migrations.ts'
 import { CUSTOMERS } from './customers.ts'
+import { MONTHLY_QUOTAS } from './monthly-quotas.ts'
 import { PLANS_AS_DATA } from './plans-as-data.ts'
 
 /** Numbered, append-only: never edit one that has shipped, add the next. */
@@ -148,5 +149,6 @@ export const SQLITE_MIGRATIONS: Migration[] = [
     // does not know it, get both scopes.
     sql: `ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'pets:read pets:write';`
   },
-  CUSTOMERS
+  CUSTOMERS,
+  MONTHLY_QUOTAS
 ]
