@@ -28,9 +28,11 @@ try {
   const limits = client.lastRateLimit
   console.log(`rate limit: ${limits?.remaining} of ${limits?.limit} left until ${new Date((limits?.reset ?? 0) * 1000).toISOString()}`)
 } catch (error) {
-  // Thrown once the retries or the wait budget are spent (or at once for a long ban).
-  if (error instanceof AnimalStoreError && (error.code === 'rate_limited' || error.code === 'api_key_banned')) {
-    console.error(`${error.code}: try again in ${Math.ceil((error.retryAfterMs ?? 0) / 1000)} s (request ${error.requestId})`)
+  // Thrown once the retries or the wait budget are spent, or at once when Retry-After is longer
+  // than the budget: a ban, a spent day, or quota_exceeded (the monthly quota, until the month ends).
+  if (error instanceof AnimalStoreError && error.status === 429) {
+    const retryAt = new Date(Date.now() + (error.retryAfterMs ?? 0))
+    console.error(`${error.code}: try again at ${retryAt.toISOString()} (request ${error.requestId})`)
     process.exitCode = 2
   } else {
     throw error

@@ -2,7 +2,10 @@
 export interface RetryPolicy {
   /** Retries after the first attempt; a call makes at most `1 + maxRetries` requests. */
   maxRetries: number
-  /** The most the client sleeps between attempts within one call, in ms. A wait that would pass it is not started. */
+  /**
+   * The most the client sleeps between attempts within one call, in ms. A wait that would pass it is not
+   * started: a 429 or 503 whose `Retry-After` is longer than what is left of it is thrown at once.
+   */
   maxTotalWaitMs: number
   /** The first backoff ceiling in ms; it doubles with each retry. */
   baseDelayMs: number
@@ -12,7 +15,7 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxRetries: 5,
-  // Long enough to wait out a minute window; a day window or a ban (15 minutes) gives up at once.
+  // Long enough to wait out a minute window; a day window, a ban (15 minutes) or a spent monthly quota gives up at once.
   maxTotalWaitMs: 120_000,
   baseDelayMs: 500,
   maxDelayMs: 20_000
@@ -38,16 +41,24 @@ export function parseRetryAfter(value: string | null, now: number): number | und
   return Number.isNaN(at) ? undefined : Math.max(0, at - now)
 }
 
+// setTimeout fires after 1 ms for any longer delay; a budget big enough to wait out a monthly quota
+// (a Retry-After of up to 31 days) would otherwise retry at once.
+const LONGEST_TIMER_MS = 2 ** 31 - 1
+
 /** A `setTimeout` sleep that ends early, rejecting with the signal's reason, when the signal aborts. */
 export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   signal?.throwIfAborted()
   await new Promise<void>((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined
     const wake = () => {
       clearTimeout(timer)
       signal?.removeEventListener('abort', wake)
       resolve()
     }
-    const timer = setTimeout(wake, ms)
+    const arm = (left: number) => {
+      timer = left > LONGEST_TIMER_MS ? setTimeout(() => arm(left - LONGEST_TIMER_MS), LONGEST_TIMER_MS) : setTimeout(wake, left)
+    }
+    arm(ms)
     signal?.addEventListener('abort', wake, { once: true })
   })
   // Woken by the abort: rejects with its reason, whatever it is (as fetch does), not only an Error.

@@ -75,8 +75,8 @@ async function attempt(options: TransportOptions, url: string, init: RequestInit
 
 /**
  * Sends a request, retrying 429, 503 and network failures with backoff that honours
- * `Retry-After`, within the policy's attempts and total wait; any other error response
- * is thrown at once as an AnimalStoreError.
+ * `Retry-After`, within the policy's attempts and total wait; any other error response,
+ * and one whose `Retry-After` is longer than the wait left, is thrown at once as an AnimalStoreError.
  */
 export async function send(options: TransportOptions, request: ApiRequest): Promise<ApiResponse> {
   const url = urlOf(options, request)
@@ -121,8 +121,8 @@ export async function send(options: TransportOptions, request: ApiRequest): Prom
         response.status === 503 ||
         // Our own earlier attempt may still be running on the service after we gave up on it.
         (code === 'idempotency_key_in_use' && repeatable && attempts > 1)
-      // Without Retry-After a ban's length is unknown, and trying again cannot help.
-      if (code === 'api_key_banned' && retryAfterMs === undefined) retryable = false
+      // Without Retry-After a ban's or a spent month's length is unknown, and trying again cannot help.
+      if ((code === 'api_key_banned' || code === 'quota_exceeded') && retryAfterMs === undefined) retryable = false
     } else {
       failure = new AnimalStoreNetworkError(
         `${request.method} ${url} failed: ${describeCause(outcome.networkError)}`,
@@ -134,6 +134,8 @@ export async function send(options: TransportOptions, request: ApiRequest): Prom
 
     if (!retryable || attempts > options.policy.maxRetries) throw failure
     const delay = retryDelay(attempts - 1, retryAfterMs, options.policy, options.random)
+    // A Retry-After past the budget left (a ban, a spent day, a monthly quota until the month ends)
+    // is thrown at once: an early retry would be refused again and count towards a ban.
     if (waitedMs + delay > options.policy.maxTotalWaitMs) throw failure
     await options.sleep(delay, signal)
     waitedMs += delay

@@ -27,6 +27,24 @@ describe('response headers the client reads', () => {
     })
   })
 
+  test('a customer with a monthly quota: the month is a third window', () => {
+    const state = readRateLimit(
+      new Headers({
+        'x-ratelimit-limit': '100000',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': '1782864000',
+        'ratelimit-policy': '"minute";q=300;w=60, "day";q=10000;w=86400, "month";q=100000;w=2592000',
+        ratelimit: '"minute";r=300;t=42, "day";r=7310;t=51234, "month";r=0;t=1339242'
+      })
+    )
+    assert.equal(state?.remaining, 0)
+    assert.deepEqual(state?.windows[2], { name: 'month', remaining: 0, resetSeconds: 1339242, quota: 100_000, windowSeconds: 2_592_000 })
+    assert.deepEqual(
+      state?.windows.map((w) => w.name),
+      ['minute', 'day', 'month']
+    )
+  })
+
   test('tolerates tokens, odd spacing, unknown parameters and a missing field; undefined with no rate-limit header', () => {
     assert.deepEqual(readRateLimit(new Headers({ ratelimit: 'burst;r=3;t=1;pk=:abc:,  "a,b" ; r=1' }))?.windows, [
       { name: 'burst', remaining: 3, resetSeconds: 1, quota: undefined, windowSeconds: undefined },

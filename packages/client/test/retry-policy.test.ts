@@ -53,4 +53,26 @@ describe('retry policy', () => {
     // The reason as given, even when it is not an Error (as fetch does).
     await assert.rejects(sleep(60_000, AbortSignal.abort('not an Error')), (reason) => reason === 'not an Error')
   })
+
+  test("sleep outlasts setTimeout's longest delay (2^31 - 1 ms, about 24.8 days): a month ends on time, not at once", async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] })
+    const timers = t.mock.method(globalThis, 'setTimeout')
+    const month = 31 * 86_400_000
+    let woke = false
+    const sleeping = sleep(month).then(() => {
+      woke = true
+    })
+    // The mocked timers run a timer armed by another only on a later tick, as a real loop would.
+    t.mock.timers.tick(2 ** 31 - 1)
+    t.mock.timers.tick(month - 2 ** 31)
+    await Promise.resolve()
+    assert.equal(woke, false)
+    t.mock.timers.tick(1)
+    await sleeping
+    // The real setTimeout would fire a longer delay after 1 ms; the mocked one does not, so look at what was asked.
+    assert.deepEqual(
+      timers.mock.calls.map((call) => call.arguments[1]),
+      [2 ** 31 - 1, month - (2 ** 31 - 1)]
+    )
+  })
 })
