@@ -32,8 +32,8 @@ export function UsageScreen() {
   const exportTop = async () => {
     const all = await api.topKeys({ ...rangeBounds(range, Date.now()), by: order, limit: 100 })
     return {
-      header: ['Name', 'ID', 'Plan', 'Allowed', 'Rate limited', 'Banned'],
-      rows: all.map((row) => [row.key.name, row.key.id, row.key.plan, row.allowed, row.rateLimited, row.banned])
+      header: ['Name', 'ID', 'Plan', 'Allowed', 'Rate limited', 'Banned', 'Quota exceeded'],
+      rows: all.map((row) => [row.key.name, row.key.id, row.key.plan, row.allowed, row.rateLimited, row.banned, row.quotaExceeded])
     }
   }
 
@@ -88,6 +88,7 @@ function TopKeysTable({ rows }: { rows: readonly TopKey[] }) {
           <th scope="col">Allowed</th>
           <th scope="col">Rate limited</th>
           <th scope="col">Banned</th>
+          <th scope="col">Quota exceeded</th>
         </tr>
       </thead>
       <tbody>
@@ -97,6 +98,7 @@ function TopKeysTable({ rows }: { rows: readonly TopKey[] }) {
             <td class="number">{count(row.allowed)}</td>
             <td class="number">{count(row.rateLimited)}</td>
             <td class="number">{count(row.banned)}</td>
+            <td class="number">{count(row.quotaExceeded)}</td>
           </tr>
         ))}
       </tbody>

@@ -119,6 +119,23 @@ describe('the console: monthly quotas', { skip: chromiumSkip('the console’s mo
     await assertAccessible(page, "a customer's page with a monthly quota")
     await screenshot(page, 'customer-page.png')
 
+    // The Usage screen's top keys count the quota refusals too, and order by them among the refused.
+    await page.getByRole('link', { name: 'Usage' }).click()
+    const top = page.getByRole('table', { name: 'Top keys' })
+    assert.deepEqual((await top.getByRole('columnheader').allInnerTexts()).slice(3), [
+      'Allowed',
+      'Rate limited',
+      'Banned',
+      'Quota exceeded'
+    ])
+    await page.getByRole('button', { name: 'By refused' }).click()
+    await until(async () => (await rowLinking(top, 'Initrode web').innerText()).endsWith(`\t${refused}`), {
+      timeoutMs: 10_000,
+      what: "the key's quota refusals in Top keys"
+    })
+    await page.goBack()
+    await page.getByRole('heading', { level: 1, name: 'Initrode' }).waitFor()
+
     // The key's page shows its customer's quota; its Edit dialog says where the quota is set.
     await page.getByRole('table', { name: 'Keys' }).getByRole('link', { name: 'Initrode web' }).click()
     await page.getByRole('heading', { level: 1, name: 'Initrode web' }).waitFor()

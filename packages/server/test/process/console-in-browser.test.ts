@@ -174,7 +174,7 @@ describe('the operator console in a real browser', { skip: chromiumSkip('the ope
     await page.getByRole('link', { name: 'Usage' }).click()
     const top = page.getByRole('table', { name: 'Top keys' })
     await rowLinking(top, NAME).waitFor()
-    assert.equal(await rowLinking(top, NAME).innerText(), `${NAME}\t${id}\tFree\t60\t60\t10`)
+    assert.equal(await rowLinking(top, NAME).innerText(), `${NAME}\t${id}\tFree\t60\t60\t10\t0`)
     await page.getByRole('button', { name: 'By refused' }).click()
     await until(async () => (await top.getByRole('row').nth(1).innerText()).startsWith(NAME), {
       timeoutMs: 10_000,
