@@ -106,6 +106,15 @@ describe('store outages under load', { skip: missing ?? false }, () => {
     await until(() => load.answers('redis back', '201') > 0, { timeoutMs: 5000, intervalMs: 10, what: 'a 201 after the restart' })
     const redisFirst = Date.now() - restarted
     await load.enough()
+    // Shared counters again before PostgreSQL goes: a 201 may still have come from the fallback, and
+    // the address checks below must consume and read their headers in the same store.
+    const redisCheck = async () =>
+      ((await (await app.fetch('/readyz', { key: null })).json()) as { checks: { redis?: string } }).checks.redis
+    await until(async () => (await redisCheck()) === 'ok', {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      what: 'the shared counters back in /readyz'
+    })
 
     await postgres.kill()
     load.phase = 'postgres killed'
