@@ -55,6 +55,8 @@ describe('animal-store customers: monthly quotas', { concurrency: true }, () => 
     await ok(env, 'plans update metered --per-month 200000')
     assert.equal((await customers(env))[0]!.limits.perMonth, 200000)
     assert.equal((await json<Key[]>(env, 'keys list --json'))[0]!.limits.perMonth, 200000)
+    const keyRow = (await ok(env, 'keys list')).split('\n').find((line) => line.startsWith(key.id))!
+    assert.match(keyRow, /300\/min 10000\/day 200000\/month .* 0\/min 0\/day 0\/month /, 'the table shows the quota and the month used')
 
     const own = await json<Customer>(env, 'customers create --name Own --plan metered --per-minute 5 --per-day 50 --json')
     assert.deepEqual(

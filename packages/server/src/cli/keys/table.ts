@@ -2,6 +2,8 @@ import type { RateLimitStatus } from '@animal-store/contract'
 import type { KeyView } from '../../domain/keys/views.ts'
 import { alignedTable } from '../text-table.ts'
 
+const monthly = (perMonth: number | null) => (perMonth === null ? '' : ` ${perMonth}/month`)
+
 /** `keys list` for people: one aligned row per key. */
 export function table(keys: KeyView[]): string {
   const rows = keys.map((k) => [
@@ -9,9 +11,10 @@ export function table(keys: KeyView[]): string {
     k.name ?? '',
     k.plan,
     k.customerId,
-    `${k.limits.perMinute}/min ${k.limits.perDay}/day`,
+    // The customer's monthly quota, when it has one (only then is the month counted).
+    `${k.limits.perMinute}/min ${k.limits.perDay}/day${monthly(k.limits.perMonth)}`,
     k.scopes.length === 0 ? '-' : k.scopes.join(','),
-    `${k.usage.minute}/min ${k.usage.day}/day`,
+    `${k.usage.minute}/min ${k.usage.day}/day${k.limits.perMonth === null ? '' : ` ${k.usage.month}/month`}`,
     k.createdAt,
     k.expiresAt ?? '-',
     k.revokedAt ?? '-',
