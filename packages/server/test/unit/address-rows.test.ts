@@ -33,6 +33,15 @@ describe('AddressRows: client addresses in typed arrays', () => {
     assert.equal(rows.at(rows.find(ip(7))).bannedUntil, 123)
   })
 
+  test('a row keeps no month: addresses have no monthly quota, so only "none counted" is taken', () => {
+    const rows = new AddressRows(10, { trackChanges: false })
+    const row = rows.at(put(rows, ip(1), 3))
+    Object.assign(row, { monthStart: 0, monthUsed: 0 })
+    assert.deepEqual([row.monthStart, row.monthUsed, row.minuteUsed], [0, 0, 3])
+    assert.throws(() => (row.monthUsed = 1), /a client address has no monthly quota/)
+    assert.throws(() => (row.monthStart = Date.UTC(2026, 5, 1)), RangeError)
+  })
+
   test('past the cap the least recently seen is forgotten first; seeing moves a subject to the end', () => {
     const rows = new AddressRows(3, { trackChanges: false })
     for (const [i, subject] of ['ip:a', 'ip:b', 'ip:c'].entries()) put(rows, subject, i)

@@ -7,9 +7,12 @@ const REFUSALS = 2
 const DAY_START = 3
 const DAY_USED = 4
 const BANNED_UNTIL = 5
-const MONTH_START = 6
-const MONTH_USED = 7
-export const STRIDE = 8
+export const STRIDE = 6
+
+/** Client addresses run under no monthly quota, so their rows keep no month: only "none counted" fits. */
+function noMonth(value: number): void {
+  if (value !== 0) throw new RangeError('a client address has no monthly quota: its month is never counted')
+}
 
 /** What a view reads through: a table of rows in slots. */
 interface SlotTable {
@@ -18,7 +21,7 @@ interface SlotTable {
   markChanged(slot: number): void
 }
 
-/** A slot's row as a CounterRow: the rules of the counter store read and change it in place. */
+/** A client address's row in its slot, as a CounterRow: the rules of the counter store read and change it in place. */
 export class SlotView implements HeldRow {
   slot = -1
   readonly #rows: SlotTable
@@ -73,16 +76,16 @@ export class SlotView implements HeldRow {
     this.#set(DAY_USED, value)
   }
   get monthStart(): number {
-    return this.#get(MONTH_START)
+    return 0
   }
   set monthStart(value: number) {
-    this.#set(MONTH_START, value)
+    noMonth(value)
   }
   get monthUsed(): number {
-    return this.#get(MONTH_USED)
+    return 0
   }
   set monthUsed(value: number) {
-    this.#set(MONTH_USED, value)
+    noMonth(value)
   }
   get bannedUntil(): number | null {
     const value = this.#get(BANNED_UNTIL)
