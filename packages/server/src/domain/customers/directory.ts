@@ -12,6 +12,7 @@ import type { UsageRangeInput } from '../usage/range.ts'
 import type { TopKeysInput, UsageService } from '../usage/service.ts'
 import type { CustomerService } from './service.ts'
 import type { CustomerViews } from './views.ts'
+import { countsOf } from '../../storage/usage/counts.ts'
 
 /** The customers as the operator API lists them: filtered and paged newest first, their usage, the most used. */
 export class CustomerDirectory {
@@ -64,12 +65,6 @@ export class CustomerDirectory {
       found.map(({ customer }): CustomerWithKeys => customer),
       this.#clock.now()
     )
-    return found.map(({ total }, i) => ({
-      customer: views[i]!,
-      allowed: total.allowed,
-      rateLimited: total.rateLimited,
-      banned: total.banned,
-      quotaExceeded: total.quotaExceeded
-    }))
+    return found.map(({ total }, i) => ({ customer: views[i]!, ...countsOf(total) }))
   }
 }

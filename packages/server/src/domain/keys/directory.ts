@@ -10,14 +10,12 @@ import { looksLikeKeyId } from './secret.ts'
 import { type KeyView } from './views.ts'
 import type { UsageRangeInput } from '../usage/range.ts'
 import type { TopKeysInput, UsageService } from '../usage/service.ts'
+import { countsOf } from '../../storage/usage/counts.ts'
+import type { UsageCounts } from '../../storage/usage/types.ts'
 
 /** A key and its requests by outcome over a range. */
-export interface TopKey {
+export interface TopKey extends UsageCounts {
   key: KeyView
-  allowed: number
-  rateLimited: number
-  banned: number
-  quotaExceeded: number
 }
 
 /**
@@ -98,13 +96,7 @@ export class KeyDirectory {
       found.map(({ key }) => key),
       now
     )
-    return found.map(({ total }, i) => ({
-      key: views[i]!,
-      allowed: total.allowed,
-      rateLimited: total.rateLimited,
-      banned: total.banned,
-      quotaExceeded: total.quotaExceeded
-    }))
+    return found.map(({ total }, i) => ({ key: views[i]!, ...countsOf(total) }))
   }
 
   /** The store's filter for a state; undefined when no key can be in it (banned, and none is). */

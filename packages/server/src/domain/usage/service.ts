@@ -4,6 +4,7 @@ import type { Clock } from '../../base/clock.ts'
 import type { CustomerUsageTotal, KeyUsageTotal, TopKeysOrder, UsageRow, UsageStore } from '../../storage/usage/types.ts'
 import { exportLines, type ExportInput } from './export.ts'
 import { keptSince, topKeysSpans, usageRange, UsageQueryError, type UsageRange, type UsageRangeInput } from './range.ts'
+import { countsOf, NO_COUNTS } from '../../storage/usage/counts.ts'
 
 /** What a top-keys query is asked for with, already parsed (Unix milliseconds). */
 export interface TopKeysInput {
@@ -29,13 +30,7 @@ function zeroFilled(range: UsageRange, rows: readonly UsageRow[]): UsageBucket[]
     const start = range.from + i * size
     while (next < rows.length && rows[next]!.start < start) next++
     const row = rows[next]?.start === start ? rows[next] : undefined
-    buckets[i] = {
-      start: new Date(start).toISOString(),
-      allowed: row?.allowed ?? 0,
-      rateLimited: row?.rateLimited ?? 0,
-      banned: row?.banned ?? 0,
-      quotaExceeded: row?.quotaExceeded ?? 0
-    }
+    buckets[i] = { start: new Date(start).toISOString(), ...(row === undefined ? NO_COUNTS : countsOf(row)) }
   }
   return buckets
 }

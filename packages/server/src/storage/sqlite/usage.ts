@@ -12,6 +12,7 @@ import type {
   UsageSpan,
   UsageStore
 } from '../usage/types.ts'
+import { countsOf } from '../usage/counts.ts'
 import { withoutFsync } from './transaction.ts'
 
 // The four counts: their columns, then as UsageCounts names them, then summed over the rows of `u`.
@@ -29,13 +30,7 @@ const MEASURE: Record<TopKeysOrder, string> = { allowed: 'sum(allowed)', refused
 const SPAN_ROWS = `SELECT key_id, ${COLUMNS} FROM usage_by_key WHERE granularity = ? AND start >= ? AND start < ?`
 
 const spanArgs = (span: UsageSpan) => [span.granularity, span.from, span.to] as const
-// node:sqlite's rows have a null prototype: copied into plain objects, named field by field.
-const countsOf = (row: UsageCounts): UsageCounts => ({
-  allowed: row.allowed,
-  rateLimited: row.rateLimited,
-  banned: row.banned,
-  quotaExceeded: row.quotaExceeded
-})
+// node:sqlite's rows have a null prototype: copied into plain objects (countsOf).
 const toRow = (row: UsageRow): UsageRow => ({ start: row.start, ...countsOf(row) })
 
 /** Every key's deltas summed per granularity and bucket: the rows of usage_totals one flush adds to. */
